@@ -1,0 +1,205 @@
+/// Something a prepared mark can be blended onto: an RGBA still or a planar YUV video frame.
+///
+/// Canvases are views over memory their caller owns; blending writes only the pixels the
+/// mark covers (its rectangle clipped to the canvas) and leaves every other byte untouched.
+public protocol CompositingCanvas {
+    var width: Int { get }
+    var height: Int { get }
+    /// Blends `mark` with its image's top-left corner at (`x`, `y`), alpha scaled by `opacity` (0…255).
+    func blend(_ mark: PreparedMark, atX x: Int, y: Int, opacity: UInt8)
+}
+
+/// A straight-alpha 8-bit RGBA canvas over caller-owned memory.
+public struct RGBACanvas: CompositingCanvas {
+    public let width: Int
+    public let height: Int
+    public let bytesPerRow: Int
+    public let pixels: UnsafeMutablePointer<UInt8>
+
+    public init(pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, bytesPerRow: Int) {
+        precondition(bytesPerRow >= width * 4, "row stride shorter than a row")
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.bytesPerRow = bytesPerRow
+    }
+
+    public func blend(_ mark: PreparedMark, atX x: Int, y: Int, opacity: UInt8) {
+        let image = mark.sprite.image
+        let area = PixelRect(x: x, y: y, width: image.width, height: image.height)
+            .intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        guard !area.isEmpty, opacity > 0 else { return }
+        let factor = UInt32(opacity)
+        image.pixels.withUnsafeBufferPointer { src in
+            for row in area.y..<area.maxY {
+                let dstRow = pixels + row * bytesPerRow
+                let srcRow = (row - y) * image.width * 4
+                for column in area.x..<area.maxX {
+                    let s = srcRow + (column - x) * 4
+                    var sa = UInt32(src[s + 3])
+                    if sa == 0 { continue }
+                    var sr = UInt32(src[s]), sg = UInt32(src[s + 1]), sb = UInt32(src[s + 2])
+                    if factor != 255 {
+                        sr = UInt32(divideBy255(sr * factor)); sg = UInt32(divideBy255(sg * factor))
+                        sb = UInt32(divideBy255(sb * factor)); sa = UInt32(divideBy255(sa * factor))
+                        if sa == 0 { continue }
+                    }
+                    let d = dstRow + column * 4
+                    let da = UInt32(d[3])
+                    if sa == 255 || da == 0 {
+                        // Nothing shows through: the result is the mark itself (unpremultiplied).
+                        if sa == 255 {
+                            d[0] = UInt8(sr); d[1] = UInt8(sg); d[2] = UInt8(sb); d[3] = 255
+                        } else {
+                            d[0] = UInt8((sr * 255 + sa / 2) / sa); d[1] = UInt8((sg * 255 + sa / 2) / sa)
+                            d[2] = UInt8((sb * 255 + sa / 2) / sa); d[3] = UInt8(sa)
+                        }
+                    } else if da == 255 {
+                        // The common case, an opaque frame: out = S + D·(1 − αs).
+                        let keep = 255 - sa
+                        d[0] = UInt8(sr + UInt32(divideBy255(UInt32(d[0]) * keep)))
+                        d[1] = UInt8(sg + UInt32(divideBy255(UInt32(d[1]) * keep)))
+                        d[2] = UInt8(sb + UInt32(divideBy255(UInt32(d[2]) * keep)))
+                    } else {
+                        // Translucent destination: Porter-Duff "over", back to straight alpha.
+                        let keptAlpha = UInt32(divideBy255(da * (255 - sa)))
+                        let outAlpha = sa + keptAlpha
+                        func channel(_ s: UInt32, _ dc: UInt8) -> UInt8 {
+                            let premultiplied = s + UInt32(divideBy255(UInt32(dc) * keptAlpha))
+                            return UInt8(min(255, (premultiplied * 255 + outAlpha / 2) / outAlpha))
+                        }
+                        d[0] = channel(sr, d[0]); d[1] = channel(sg, d[1]); d[2] = channel(sb, d[2])
+                        d[3] = UInt8(outAlpha)
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension StraightRGBAImage {
+    /// Runs `body` with a canvas over this image's pixels.
+    public mutating func withCanvas<R>(_ body: (RGBACanvas) throws -> R) rethrows -> R {
+        let w = width, h = height
+        return try pixels.withUnsafeMutableBufferPointer { buffer in
+            try body(RGBACanvas(pixels: buffer.baseAddress!, width: w, height: h, bytesPerRow: w * 4))
+        }
+    }
+}
+
+/// A planar YUV frame (4:2:0, 4:2:2 or 4:4:4; 8 bits, or 9–16 bits in 16-bit little-endian
+/// words) over caller-owned memory. Marks are blended in YUV directly, so a video frame is
+/// never converted to RGB and back: only the covered samples change.
+public struct PlanarYUVCanvas: CompositingCanvas {
+    public struct Plane {
+        public var base: UnsafeMutableRawPointer
+        public var bytesPerRow: Int
+        public init(base: UnsafeMutableRawPointer, bytesPerRow: Int) {
+            self.base = base
+            self.bytesPerRow = bytesPerRow
+        }
+    }
+
+    public let width: Int
+    public let height: Int
+    public let luma: Plane
+    public let u: Plane
+    public let v: Plane
+    /// log2 of the horizontal and vertical chroma subsampling (1, 1 for 4:2:0).
+    public let chromaShiftX: Int
+    public let chromaShiftY: Int
+    public let bitDepth: Int
+    public let matrix: YUVColorMatrix
+
+    public init(width: Int, height: Int, luma: Plane, u: Plane, v: Plane,
+                chromaShiftX: Int, chromaShiftY: Int, bitDepth: Int, matrix: YUVColorMatrix) {
+        precondition((8...16).contains(bitDepth), "unsupported bit depth")
+        self.width = width
+        self.height = height
+        self.luma = luma
+        self.u = u
+        self.v = v
+        self.chromaShiftX = chromaShiftX
+        self.chromaShiftY = chromaShiftY
+        self.bitDepth = bitDepth
+        self.matrix = matrix
+    }
+
+    public func blend(_ mark: PreparedMark, atX x: Int, y: Int, opacity: UInt8) {
+        let image = mark.sprite.image
+        guard opacity > 0,
+              !PixelRect(x: x, y: y, width: image.width, height: image.height)
+                .intersection(PixelRect(x: 0, y: 0, width: width, height: height)).isEmpty
+        else { return }
+        let blockW = 1 << chromaShiftX, blockH = 1 << chromaShiftY
+        // Floor-modulo, so marks partly off the left or top edge get the right phase.
+        let phaseX = ((x % blockW) + blockW) % blockW
+        let phaseY = ((y % blockH) + blockH) % blockH
+        let planar = mark.planar(for: .init(matrix: matrix, bitDepth: bitDepth, chromaShiftX: chromaShiftX,
+                                            chromaShiftY: chromaShiftY, phaseX: phaseX, phaseY: phaseY))
+        let chromaWidth = (width + blockW - 1) >> chromaShiftX
+        let chromaHeight = (height + blockH - 1) >> chromaShiftY
+        let chromaX = (x - phaseX) >> chromaShiftX
+        let chromaY = (y - phaseY) >> chromaShiftY
+        let wide = bitDepth > 8
+        planar.luma.withUnsafeBufferPointer { samples in
+            planar.lumaAlpha.withUnsafeBufferPointer { alpha in
+                blendPlane(luma, planeWidth: width, planeHeight: height, samples: samples, alpha: alpha,
+                           markWidth: planar.width, markHeight: planar.height, atX: x, y: y, opacity: opacity, wide: wide)
+            }
+        }
+        planar.chromaAlpha.withUnsafeBufferPointer { alpha in
+            for (plane, samples) in [(u, planar.chromaU), (v, planar.chromaV)] {
+                samples.withUnsafeBufferPointer { samples in
+                    blendPlane(plane, planeWidth: chromaWidth, planeHeight: chromaHeight, samples: samples, alpha: alpha,
+                               markWidth: planar.chromaWidth, markHeight: planar.chromaHeight,
+                               atX: chromaX, y: chromaY, opacity: opacity, wide: wide)
+                }
+            }
+        }
+    }
+}
+
+/// Blends premultiplied samples over one plane: `out = P + D·(255 − A) / 255`, with P and A
+/// scaled by `opacity` first. Division by 255 is integer, rounded to nearest.
+private func blendPlane(_ plane: PlanarYUVCanvas.Plane, planeWidth: Int, planeHeight: Int,
+                        samples: UnsafeBufferPointer<UInt16>, alpha: UnsafeBufferPointer<UInt8>,
+                        markWidth: Int, markHeight: Int, atX x: Int, y: Int, opacity: UInt8, wide: Bool) {
+    let area = PixelRect(x: x, y: y, width: markWidth, height: markHeight)
+        .intersection(PixelRect(x: 0, y: 0, width: planeWidth, height: planeHeight))
+    guard !area.isEmpty else { return }
+    let factor = UInt32(opacity)
+    for row in area.y..<area.maxY {
+        let markRow = (row - y) * markWidth - x
+        let rowBase = plane.base + row * plane.bytesPerRow
+        if wide {
+            let dst = rowBase.assumingMemoryBound(to: UInt16.self)
+            for column in area.x..<area.maxX {
+                var a = UInt32(alpha[markRow + column])
+                if a == 0 { continue }
+                var p = UInt32(samples[markRow + column])
+                if factor != 255 {
+                    a = (a * factor + 127) / 255
+                    p = (p * factor + 127) / 255
+                }
+                dst[column] = UInt16(truncatingIfNeeded: p + (UInt32(dst[column]) * (255 - a) + 127) / 255)
+            }
+        } else {
+            let dst = rowBase.assumingMemoryBound(to: UInt8.self)
+            for column in area.x..<area.maxX {
+                var a = UInt32(alpha[markRow + column])
+                if a == 0 { continue }
+                var p = UInt32(samples[markRow + column])
+                if factor != 255 {
+                    a = UInt32(divideBy255(a * factor))
+                    p = UInt32(divideBy255(p * factor))
+                }
+                if a == 255 {
+                    dst[column] = UInt8(truncatingIfNeeded: p)
+                } else {
+                    dst[column] = UInt8(truncatingIfNeeded: min(255, p + UInt32(divideBy255(UInt32(dst[column]) * (255 - a)))))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/// A sprite ready to blend many times: the premultiplied RGBA pixels, plus planar YUV
+/// conversions made on first use for each frame format and kept for the rest of the job.
+///
+/// One instance per layer per job; not safe to share between threads (the cache mutates).
+public final class PreparedMark {
+    public let sprite: Sprite
+    private var planarCache: [PlanarKey: PlanarMark] = [:]
+
+    public init(sprite: Sprite) {
+        self.sprite = sprite
+    }
+
+    struct PlanarKey: Hashable {
+        var matrix: YUVColorMatrix
+        var bitDepth: Int
+        var chromaShiftX: Int
+        var chromaShiftY: Int
+        /// Where the sprite's origin falls inside a chroma block (0 ..< 1 << shift).
+        var phaseX: Int
+        var phaseY: Int
+    }
+
+    func planar(for key: PlanarKey) -> PlanarMark {
+        if let cached = planarCache[key] { return cached }
+        let made = PlanarMark(image: sprite.image, key: key)
+        planarCache[key] = made
+        return made
+    }
+}
+
+/// A sprite converted to one planar YUV layout: premultiplied samples and alpha at luma
+/// resolution, and chroma samples (premultiplied, alpha averaged over the chroma block)
+/// for one placement phase.
+struct PlanarMark {
+    /// Premultiplied luma, alpha 0…255, both width × height.
+    var luma: [UInt16]
+    var lumaAlpha: [UInt8]
+    /// Chroma grid covering the sprite for the key's phase: origin at chroma sample
+    /// `chromaOriginOffset` relative to the sprite origin's chroma sample (always 0), size chromaWidth × chromaHeight.
+    var chromaU: [UInt16]
+    var chromaV: [UInt16]
+    var chromaAlpha: [UInt8]
+    var width: Int
+    var height: Int
+    var chromaWidth: Int
+    var chromaHeight: Int
+
+    init(image: PremultipliedRGBAImage, key: PreparedMark.PlanarKey) {
+        width = image.width
+        height = image.height
+        let count = width * height
+        var y = [UInt16](repeating: 0, count: count)
+        var u = [Double](repeating: 0, count: count)
+        var v = [Double](repeating: 0, count: count)
+        var alpha = [UInt8](repeating: 0, count: count)
+        image.pixels.withUnsafeBufferPointer { p in
+            for i in 0..<count {
+                let a = p[i * 4 + 3]
+                alpha[i] = a
+                if a == 0 { continue }
+                let c = key.matrix.premultipliedYUV(red: p[i * 4], green: p[i * 4 + 1], blue: p[i * 4 + 2], alpha: a, bitDepth: key.bitDepth)
+                y[i] = UInt16(c.y.rounded())
+                u[i] = c.u
+                v[i] = c.v
+            }
+        }
+        luma = y
+        lumaAlpha = alpha
+
+        // Chroma: a sprite placed with its origin at phase (px, py) inside a chroma block
+        // covers chroma samples whose blocks start `phase` pixels before the origin.
+        let blockW = 1 << key.chromaShiftX, blockH = 1 << key.chromaShiftY
+        chromaWidth = (key.phaseX + width + blockW - 1) >> key.chromaShiftX
+        chromaHeight = (key.phaseY + height + blockH - 1) >> key.chromaShiftY
+        let chromaCount = chromaWidth * chromaHeight
+        var cu = [UInt16](repeating: 0, count: chromaCount)
+        var cv = [UInt16](repeating: 0, count: chromaCount)
+        var ca = [UInt8](repeating: 0, count: chromaCount)
+        let samples = Double(blockW * blockH)
+        for cy in 0..<chromaHeight {
+            for cx in 0..<chromaWidth {
+                var su = 0.0, sv = 0.0, sa = 0.0
+                for dy in 0..<blockH {
+                    let sy = cy * blockH + dy - key.phaseY
+                    guard sy >= 0 && sy < height else { continue }
+                    for dx in 0..<blockW {
+                        let sx = cx * blockW + dx - key.phaseX
+                        guard sx >= 0 && sx < width else { continue }
+                        let i = sy * width + sx
+                        su += u[i]; sv += v[i]; sa += Double(alpha[i])
+                    }
+                }
+                let o = cy * chromaWidth + cx
+                cu[o] = UInt16((su / samples).rounded())
+                cv[o] = UInt16((sv / samples).rounded())
+                ca[o] = UInt8((sa / samples).rounded())
+            }
+        }
+        chromaU = cu
+        chromaV = cv
+        chromaAlpha = ca
+    }
+}

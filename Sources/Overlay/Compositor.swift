@@ -1,0 +1,212 @@
+import Animation
+
+/// What one layer draws, once placeholders are filled in. Sizes are fractions of the
+/// frame's short side (display orientation), so one layer looks alike on every frame size.
+public struct LayerSpec: Sendable {
+    public enum Content: Sendable {
+        case text(String)
+        /// A decoded logo; `name` (its path or URL) is used in messages.
+        case image(StraightRGBAImage, name: String)
+    }
+
+    public struct Outline: Equatable, Sendable {
+        public var widthFraction: Double
+        public var color: RGBAColor
+        public init(widthFraction: Double, color: RGBAColor) { self.widthFraction = widthFraction; self.color = color }
+    }
+
+    public struct Shadow: Equatable, Sendable {
+        public var offsetXFraction: Double
+        public var offsetYFraction: Double
+        public var blurFraction: Double
+        public var color: RGBAColor
+        public init(offsetXFraction: Double, offsetYFraction: Double, blurFraction: Double, color: RGBAColor) {
+            self.offsetXFraction = offsetXFraction
+            self.offsetYFraction = offsetYFraction
+            self.blurFraction = blurFraction
+            self.color = color
+        }
+    }
+
+    public struct Box: Equatable, Sendable {
+        public var color: RGBAColor
+        public var paddingFraction: Double
+        public var radiusFraction: Double
+        public init(color: RGBAColor, paddingFraction: Double, radiusFraction: Double) {
+            self.color = color
+            self.paddingFraction = paddingFraction
+            self.radiusFraction = radiusFraction
+        }
+    }
+
+    public var content: Content
+    /// Text: cap height; image: the longer side.
+    public var sizeFraction: Double
+    public var font: FontSpec
+    public var color: RGBAColor
+    /// 0…1, multiplies the colour's (or image's) own alpha.
+    public var opacity: Double
+    public var insetFraction: Double
+    /// Text wider than this fraction of the frame width is shrunk to fit.
+    public var maxWidthFraction: Double
+    public var outline: Outline?
+    public var shadow: Shadow?
+    public var box: Box?
+    public var tile: TilePattern?
+    public var timeline: LayerTimeline
+
+    public init(content: Content, sizeFraction: Double, font: FontSpec = .family(FontLibrary.defaultFamily),
+                color: RGBAColor = .white, opacity: Double, insetFraction: Double = 0.03, maxWidthFraction: Double = 0.9,
+                outline: Outline? = nil, shadow: Shadow? = nil, box: Box? = nil, tile: TilePattern? = nil,
+                timeline: LayerTimeline) {
+        self.content = content
+        self.sizeFraction = sizeFraction
+        self.font = font
+        self.color = color
+        self.opacity = opacity
+        self.insetFraction = insetFraction
+        self.maxWidthFraction = maxWidthFraction
+        self.outline = outline
+        self.shadow = shadow
+        self.box = box
+        self.tile = tile
+        self.timeline = timeline
+    }
+}
+
+/// Draws a job's layers onto frames.
+///
+/// Expensive work happens once per frame geometry (size and rotation): text is shaped and
+/// rasterised, logos scaled, tiles laid out, opacity premultiplied. Per frame only the
+/// timelines are evaluated and the marks blended where they land, so a still and a video
+/// frame of the same size and time get identical marks.
+///
+/// One compositor per job and thread: it caches prepared marks and is not thread-safe.
+public final class Compositor {
+    public let layers: [LayerSpec]
+    private let fonts: FontLibrary
+    private let warn: (String) -> Void
+    private var prepared: [Geometry: [PreparedLayer]] = [:]
+
+    private struct Geometry: Hashable {
+        var storedWidth: Int
+        var storedHeight: Int
+        var rotation: DisplayRotation
+    }
+
+    /// A layer ready for one geometry: the mark in storage orientation plus its display layout box.
+    private struct PreparedLayer {
+        var mark: PreparedMark
+        var layoutBox: PixelRect
+        var isTiled: Bool
+    }
+
+    public init(layers: [LayerSpec], fonts: FontLibrary, warn: @escaping (String) -> Void = { _ in }) {
+        self.layers = layers
+        self.fonts = fonts
+        self.warn = warn
+    }
+
+    /// Whether any layer could ever draw (an empty config leaves frames untouched).
+    public var isEmpty: Bool { layers.isEmpty }
+
+    /// Prepares every layer for frames stored at `storedWidth`×`storedHeight` shown with
+    /// `rotation`. Called implicitly by `composite`; calling it up front surfaces font and
+    /// text errors before any output is written.
+    public func prepare(storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright) throws {
+        _ = try preparedLayers(for: Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation))
+    }
+
+    /// Blends every visible layer at presentation time `time` onto `canvas`.
+    public func composite(onto canvas: some CompositingCanvas, at time: PresentationTime,
+                          rotation: DisplayRotation = .upright) throws {
+        let geometry = Geometry(storedWidth: canvas.width, storedHeight: canvas.height, rotation: rotation)
+        let layersForFrame = try preparedLayers(for: geometry)
+        let display = rotation.displaySize(storedWidth: canvas.width, storedHeight: canvas.height)
+        let shortSide = Double(min(display.width, display.height))
+        for (spec, layer) in zip(layers, layersForFrame) {
+            let state = spec.timeline.state(at: time)
+            guard state.isVisible else { continue }
+            let opacity = UInt8((state.opacity * 255).rounded())
+            guard opacity > 0 else { continue }
+            if layer.isTiled {
+                canvas.blend(layer.mark, atX: 0, y: 0, opacity: opacity)
+                continue
+            }
+            let origin = Placement.origin(boxWidth: layer.layoutBox.width, boxHeight: layer.layoutBox.height,
+                                          frameWidth: display.width, frameHeight: display.height,
+                                          insetPixels: spec.insetFraction * shortSide,
+                                          xPercent: state.xPercent, yPercent: state.yPercent)
+            let image = layer.mark.sprite.image
+            // `image` is already in storage orientation; its display size swaps with the rotation.
+            let displayImageSize = rotation.displaySize(storedWidth: image.width, storedHeight: image.height)
+            let displayRect = PixelRect(x: origin.x - layer.layoutBox.x, y: origin.y - layer.layoutBox.y,
+                                        width: displayImageSize.width, height: displayImageSize.height)
+            let stored = rotation.storedRect(ofDisplayRect: displayRect, storedWidth: canvas.width, storedHeight: canvas.height)
+            canvas.blend(layer.mark, atX: stored.x, y: stored.y, opacity: opacity)
+        }
+    }
+
+    private func preparedLayers(for geometry: Geometry) throws -> [PreparedLayer] {
+        if let cached = prepared[geometry] { return cached }
+        let display = geometry.rotation.displaySize(storedWidth: geometry.storedWidth, storedHeight: geometry.storedHeight)
+        var result: [PreparedLayer] = []
+        for spec in layers {
+            let sprite = try makeSprite(spec, displayWidth: display.width, displayHeight: display.height)
+            var image = sprite.image.scaled(byAlpha: UInt8((min(max(spec.opacity, 0), 1) * 255).rounded()))
+            var layoutBox = sprite.layoutBox
+            var isTiled = false
+            if let tile = spec.tile {
+                image = tile.render(tile: image, frameWidth: display.width, frameHeight: display.height)
+                layoutBox = PixelRect(x: 0, y: 0, width: display.width, height: display.height)
+                isTiled = true
+            }
+            let stored = image.rotated(clockwiseQuarterTurns: 4 - geometry.rotation.clockwiseQuarterTurns)
+            result.append(PreparedLayer(mark: PreparedMark(sprite: Sprite(image: stored, layoutBox: layoutBox)),
+                                        layoutBox: layoutBox, isTiled: isTiled))
+        }
+        prepared[geometry] = result
+        return result
+    }
+
+    private func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int) throws -> Sprite {
+        let shortSide = Double(min(displayWidth, displayHeight))
+        switch spec.content {
+        case .text(let text):
+            let style = TextStyle(
+                text: text, font: spec.font, capHeightPixels: spec.sizeFraction * shortSide, color: spec.color,
+                maxWidthPixels: spec.tile == nil ? spec.maxWidthFraction * Double(displayWidth) : nil,
+                outline: spec.outline.map { TextOutline(widthPixels: $0.widthFraction * shortSide, color: $0.color) },
+                shadow: spec.shadow.map {
+                    TextShadow(offsetXPixels: $0.offsetXFraction * shortSide, offsetYPixels: $0.offsetYFraction * shortSide,
+                               blurPixels: $0.blurFraction * shortSide, color: $0.color)
+                },
+                box: spec.box.map {
+                    TextBox(color: $0.color, paddingPixels: $0.paddingFraction * shortSide, cornerRadiusPixels: $0.radiusFraction * shortSide)
+                })
+            let rendered = try fonts.render(style)
+            rendered.warnings.forEach(warn)
+            return rendered.sprite
+        case .image(let logo, let name):
+            let longer = max(logo.width, logo.height)
+            let target = max(1, spec.sizeFraction * shortSide)
+            let scale = target / Double(longer)
+            if scale > 1.0001 {
+                warn("image \(name) is \(logo.width)×\(logo.height) and is upscaled ×\(String(format2: scale)) on a \(displayWidth)×\(displayHeight) frame; a larger file would look sharper")
+            }
+            let width = max(1, Int((Double(logo.width) * scale).rounded()))
+            let height = max(1, Int((Double(logo.height) * scale).rounded()))
+            let image = logo.premultiplied().resized(width: width, height: height)
+            return Sprite(image: image, layoutBox: PixelRect(x: 0, y: 0, width: width, height: height))
+        }
+    }
+}
+
+extension String {
+    /// A number with two decimals, without Foundation's formatter.
+    init(format2 value: Double) {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = abs(hundredths % 100)
+        self = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

@@ -1,0 +1,51 @@
+/// Where a mark goes on a frame: SPEC's percentage placement with a safe inset.
+///
+/// `left = inset + (W − w − 2·inset)·x/100`, likewise for `top`, so x = 0 puts the mark's
+/// layout box against the left inset and x = 100 against the right one, and the mark stays
+/// whole inside the frame for every x in 0…100.
+public enum Placement {
+    /// The top-left corner of a `boxWidth`×`boxHeight` layout box on a `frameWidth`×`frameHeight` frame.
+    /// A box too big to fit between the insets is centred on that axis instead.
+    public static func origin(boxWidth: Int, boxHeight: Int, frameWidth: Int, frameHeight: Int,
+                              insetPixels: Double, xPercent: Double, yPercent: Double) -> (x: Int, y: Int) {
+        func axis(_ box: Int, _ frame: Int, _ percent: Double) -> Int {
+            let free = Double(frame - box) - 2 * insetPixels
+            if free < 0 { return Int((Double(frame - box) / 2).rounded(.down)) }
+            let p = min(max(percent, 0), 100)
+            return Int((insetPixels + free * p / 100).rounded())
+        }
+        return (axis(boxWidth, frameWidth, xPercent), axis(boxHeight, frameHeight, yPercent))
+    }
+}
+
+/// Orientation bookkeeping between what a viewer sees (display) and how a decoder stores
+/// the frame. Phone video is often stored sideways with a rotation flag; marks are laid out
+/// in display coordinates and mapped onto the stored pixels.
+public struct DisplayRotation: Hashable, Sendable {
+    /// Clockwise quarter turns that take the stored frame to the upright picture (0…3).
+    public let clockwiseQuarterTurns: Int
+
+    public init(clockwiseQuarterTurns: Int) {
+        self.clockwiseQuarterTurns = ((clockwiseQuarterTurns % 4) + 4) % 4
+    }
+
+    public static let upright = DisplayRotation(clockwiseQuarterTurns: 0)
+
+    /// Whether width and height swap between storage and display.
+    public var swapsAxes: Bool { clockwiseQuarterTurns % 2 == 1 }
+
+    /// The displayed size of a stored `width`×`height` frame.
+    public func displaySize(storedWidth: Int, storedHeight: Int) -> (width: Int, height: Int) {
+        swapsAxes ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
+    }
+
+    /// The stored rectangle of a display rectangle on a frame stored at `storedWidth`×`storedHeight`.
+    public func storedRect(ofDisplayRect r: PixelRect, storedWidth: Int, storedHeight: Int) -> PixelRect {
+        switch clockwiseQuarterTurns {
+        case 1: return PixelRect(x: r.y, y: storedHeight - r.x - r.width, width: r.height, height: r.width)
+        case 2: return PixelRect(x: storedWidth - r.x - r.width, y: storedHeight - r.y - r.height, width: r.width, height: r.height)
+        case 3: return PixelRect(x: storedWidth - r.y - r.height, y: r.x, width: r.height, height: r.width)
+        default: return r
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import CFontconfig
+
+/// A font file fontconfig chose: the path and face index to open, and the family names it lists.
+struct FontconfigMatch: Equatable {
+    var path: String
+    var index: Int
+    var families: [String]
+}
+
+/// Owns one fontconfig configuration (`FcConfig`), loaded with the system's fonts.
+///
+/// A private configuration rather than fontconfig's process-wide one, so a `FontLibrary` does
+/// not share mutable state with other threads.
+final class FontconfigConfiguration {
+    let pointer: OpaquePointer
+
+    init() throws {
+        guard let config = FcInitLoadConfigAndFonts() else {
+            throw TextRenderingError.fontEngineFailed(operation: "FcInitLoadConfigAndFonts",
+                                                      reason: "fontconfig could not load its configuration")
+        }
+        pointer = config
+    }
+
+    deinit { FcConfigDestroy(pointer) }
+
+    /// fontconfig's best scalable font for `family`. Fontconfig always answers with some font
+    /// when any is installed, so callers compare the families to see whether it is the one asked for.
+    func bestMatch(family: String) throws -> FontconfigMatch? {
+        let pattern = try FontconfigPattern(family: family, config: self)
+        var result = FcResultMatch
+        guard let matched = FcFontMatch(pointer, pattern.pointer, &result) else { return nil }
+        let match = FontconfigPattern(owning: matched)
+        guard let path = match.string(FC_FILE) else { return nil }
+        return FontconfigMatch(path: path, index: match.integer(FC_INDEX) ?? 0, families: match.strings(FC_FAMILY))
+    }
+
+    /// Every installed font, closest to `family` first: the candidates for missing glyphs.
+    func fontsSorted(closestTo family: String) throws -> FontconfigFontSet? {
+        let pattern = try FontconfigPattern(family: family, config: self)
+        var result = FcResultMatch
+        guard let set = FcFontSort(pointer, pattern.pointer, 0, nil, &result) else { return nil }
+        return FontconfigFontSet(owning: set)
+    }
+}
+
+/// Owns one `FcPattern`.
+final class FontconfigPattern {
+    let pointer: OpaquePointer
+
+    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// A query for a scalable font of `family`, with the configuration's substitutions applied.
+    convenience init(family: String, config: FontconfigConfiguration) throws {
+        guard let pattern = FcPatternCreate() else {
+            throw TextRenderingError.fontEngineFailed(operation: "FcPatternCreate", reason: "out of memory")
+        }
+        self.init(owning: pattern)
+        // The name is added as a plain value (not parsed with FcNameParse), so ':' or '-' in it mean nothing.
+        let name = Array(family.utf8) + [0]
+        FcPatternAddString(pattern, FC_FAMILY, name)
+        FcPatternAddBool(pattern, FC_SCALABLE, 1)
+        FcConfigSubstitute(config.pointer, pattern, FcMatchPattern)
+        FcDefaultSubstitute(pattern)
+    }
+
+    deinit { FcPatternDestroy(pointer) }
+
+    func string(_ object: String, at index: Int32 = 0) -> String? {
+        FontconfigPattern.string(in: pointer, object, at: index)
+    }
+
+    func integer(_ object: String) -> Int? {
+        FontconfigPattern.integer(in: pointer, object)
+    }
+
+    func strings(_ object: String) -> [String] {
+        var values: [String] = []
+        while let value = string(object, at: Int32(values.count)) { values.append(value) }
+        return values
+    }
+
+    /// Readers for patterns owned elsewhere (the members of an `FcFontSet`).
+    static func string(in pattern: OpaquePointer, _ object: String, at index: Int32 = 0) -> String? {
+        var value: UnsafeMutablePointer<FcChar8>?
+        guard FcPatternGetString(pattern, object, index, &value) == FcResultMatch, let value else { return nil }
+        return String(cString: value)
+    }
+
+    static func integer(in pattern: OpaquePointer, _ object: String) -> Int? {
+        var value: Int32 = 0
+        guard FcPatternGetInteger(pattern, object, 0, &value) == FcResultMatch else { return nil }
+        return Int(value)
+    }
+
+    static func bool(in pattern: OpaquePointer, _ object: String) -> Bool? {
+        var value: FcBool = 0
+        guard FcPatternGetBool(pattern, object, 0, &value) == FcResultMatch else { return nil }
+        return value != 0
+    }
+}
+
+/// Owns one `FcFontSet`: a sorted list of installed fonts, searched for glyphs the chosen font lacks.
+final class FontconfigFontSet {
+    let pointer: UnsafeMutablePointer<FcFontSet>
+
+    init(owning pointer: UnsafeMutablePointer<FcFontSet>) { self.pointer = pointer }
+
+    deinit { FcFontSetDestroy(pointer) }
+
+    /// The first font, in sorted order, whose character set has `scalar` and that `accept` takes
+    /// (the caller opens it and checks the glyph). Non-scalable and colour fonts are skipped:
+    /// colour emoji fonts hold bitmaps (CBDT) that cannot be drawn at an arbitrary size.
+    func firstFont(covering scalar: Unicode.Scalar, where accept: (String, Int) -> Bool) -> (path: String, index: Int)? {
+        let set = pointer.pointee
+        guard let fonts = set.fonts else { return nil }
+        for i in 0..<Int(set.nfont) {
+            guard let font = fonts[i] else { continue }
+            var charset: OpaquePointer?
+            guard FcPatternGetCharSet(font, FC_CHARSET, 0, &charset) == FcResultMatch, let charset,
+                  FcCharSetHasChar(charset, scalar.value) != 0 else { continue }
+            if FontconfigPattern.bool(in: font, FC_SCALABLE) == false { continue }
+            if FontconfigPattern.bool(in: font, FC_COLOR) == true { continue }
+            guard let path = FontconfigPattern.string(in: font, FC_FILE) else { continue }
+            let index = FontconfigPattern.integer(in: font, FC_INDEX) ?? 0
+            if accept(path, index) { return (path, index) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,51 @@
+/// Why a text mark could not be drawn. Each description is one line naming the font, file or
+/// field, suitable for the command line's single error line.
+public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
+    /// No font at all could be found for a family (fontconfig knows no fonts).
+    case fontNotFound(family: String)
+    /// A font file is missing, not a font, truncated, or not scalable. `reason` is "no such file"
+    /// for a missing file, otherwise FreeType's or the system's message.
+    case fontUnreadable(path: String, reason: String)
+    /// The text is empty, or nothing is left after dropping control characters.
+    case textEmpty
+    /// The text has more than `TextLimits.maximumScalarCount` Unicode scalars.
+    case textTooLong(count: Int)
+    /// The cap height is not a number or exceeds `TextLimits.maximumCapHeightPixels`.
+    case sizeOutOfRange(pixels: Double)
+    /// An outline, shadow, box or maxWidth length that is negative or not finite.
+    case invalidLength(field: String, value: Double)
+    /// The mark would need an image larger than `TextLimits` allow.
+    case renderedTooLarge(width: Int, height: Int)
+    /// FreeType or fontconfig could not start (out of memory, broken installation).
+    case fontEngineFailed(operation: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .fontNotFound(let family):
+            return "font family '\(family)' not found: fontconfig knows no installed fonts"
+        case .fontUnreadable(let path, let reason):
+            return "font file \(path) cannot be used: \(reason)"
+        case .textEmpty:
+            return "text is empty (control characters other than line breaks are dropped)"
+        case .textTooLong(let count):
+            return "text has \(count) characters; at most \(TextLimits.maximumScalarCount) are allowed"
+        case .sizeOutOfRange(let pixels):
+            return "text cap height \(pixels) px is out of range (1…\(Int(TextLimits.maximumCapHeightPixels)) px)"
+        case .invalidLength(let field, let value):
+            return "text \(field) must be a finite number of pixels ≥ 0, got \(value)"
+        case .renderedTooLarge(let width, let height):
+            return "text would render as a \(width)×\(height) px image, over the limit of \(TextLimits.maximumImageSide) px a side and \(TextLimits.maximumImagePixels / 1_000_000) megapixels; use a smaller size or maxWidth"
+        case .fontEngineFailed(let operation, let reason):
+            return "\(operation) failed: \(reason)"
+        }
+    }
+}
+
+/// Bounds that keep absurd input from exhausting memory or time.
+public enum TextLimits {
+    public static let maximumScalarCount = 2000
+    public static let maximumCapHeightPixels = 4096.0
+    /// The same bounds the image loader applies to logos.
+    public static let maximumImageSide = 16384
+    public static let maximumImagePixels = 100_000_000
+}

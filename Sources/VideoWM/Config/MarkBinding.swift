@@ -1,0 +1,72 @@
+import Animation
+import Foundation
+import Overlay
+
+extension WatermarkConfig {
+    /// Checks that `variables` give a value to every placeholder.
+    public func checkVariables(_ variables: [String: String]) throws {
+        for layer in layers {
+            guard case .text(let template) = layer.content else { continue }
+            for name in template.variableNames where variables[name] == nil {
+                let known = variables.keys.sorted()
+                throw VideoWMError.config(file, layer.path + ".text",
+                                          "unknown placeholder '{\(name)}' (give it with --var \(name)=VALUE\(known.isEmpty ? "" : "; known: \(known.joined(separator: ", "))"))")
+            }
+        }
+    }
+
+    /// The layers to draw for these variables: placeholders filled in, `unless` applied,
+    /// images decoded (each path once, through `images`).
+    public func layerSpecs(variables: [String: String], images: ImageCache) throws -> [LayerSpec] {
+        try checkVariables(variables)
+        var specs: [LayerSpec] = []
+        for layer in layers where !layer.isExcluded(by: variables) {
+            let content: LayerSpec.Content
+            let seedText: String
+            switch layer.content {
+            case .text(let template):
+                let text = template.render(variables)
+                content = .text(text)
+                seedText = text
+            case .image(let source):
+                content = .image(try images.image(at: source), name: source)
+                seedText = source
+            }
+            specs.append(LayerSpec(
+                content: content, sizeFraction: layer.sizeFraction, font: layer.font, color: layer.color,
+                opacity: layer.opacity, insetFraction: layer.insetFraction, maxWidthFraction: layer.maxWidthFraction,
+                outline: layer.outline, shadow: layer.shadow, box: layer.box, tile: layer.tile,
+                timeline: layer.timeline(renderedText: seedText)))
+        }
+        return specs
+    }
+}
+
+/// Decoded logos, by path or URL, so a batch decodes (or downloads) each one once.
+public final class ImageCache: @unchecked Sendable {
+    // Guarded by `lock`: batch workers share one cache.
+    private var images: [String: StraightRGBAImage] = [:]
+    private let lock = NSLock()
+
+    public init() {}
+
+    public func image(at source: String) throws -> StraightRGBAImage {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached = images[source] { return cached }
+        let decoded = try StillImageReader.read(path: source).image
+        images[source] = decoded
+        return decoded
+    }
+}
+
+extension Compositor {
+    /// The compositor for one job: `config`'s layers bound to `variables`.
+    public static func forJob(config: WatermarkConfig, variables: [String: String], images: ImageCache = ImageCache(),
+                              warn: @escaping WarningHandler) throws -> Compositor {
+        let layers = try config.layerSpecs(variables: variables, images: images)
+        let fonts: FontLibrary
+        do { fonts = try FontLibrary() } catch { throw VideoWMError(.dataError, "cannot start FreeType: \(error)") }
+        return Compositor(layers: layers, fonts: fonts, warn: warn)
+    }
+}

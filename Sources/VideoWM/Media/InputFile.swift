@@ -1,0 +1,84 @@
+import CAVCodec
+import CAVFormat
+import CAVUtil
+
+/// An opened media file (an owned demuxing `AVFormatContext`).
+///
+/// Local paths may only be read through the `file` protocol, so a playlist disguised as a
+/// video cannot make FFmpeg open other files or the network; http(s) is allowed only when
+/// the user passed a URL.
+final class InputFile {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+
+    init(path: String) throws {
+        self.path = path
+        let isURL = path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://")
+        if !isURL {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                throw errno == ENOENT ? VideoWMError.missing(path) : VideoWMError(.noInput, "\(path): \(String(cString: strerror(errno)))")
+            }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { throw VideoWMError(.noInput, "\(path): not a regular file") }
+            guard access(path, R_OK) == 0 else { throw VideoWMError(.noInput, "\(path): not readable (permission denied)") }
+        }
+        guard let ctx = avformat_alloc_context() else { throw VideoWMError(.ioError, "out of memory opening \(path)") }
+        ctx.pointee.interrupt_callback.callback = { _ in Interruption.isRequested ? 1 : 0 }
+        var options: OpaquePointer?
+        av_dict_set(&options, "protocol_whitelist", isURL ? "http,https,tcp,tls,crypto" : "file", 0)
+        var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
+        // FFmpeg's "file" protocol takes "file:" prefixes; a path with a colon would be read as a URL.
+        let url = isURL ? path : "file:" + path
+        let code = avformat_open_input(&opened, url, nil, &options)
+        av_dict_free(&options)
+        guard code >= 0, let context = opened else {
+            // avformat_open_input frees the context on failure.
+            throw ffmpegFailure(code, "opening as media", file: path, status: .dataError)
+        }
+        self.context = context
+        let infoCode = avformat_find_stream_info(context, nil)
+        if infoCode < 0 {
+            var c: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&c)
+            throw ffmpegFailure(infoCode, "reading stream information", file: path, status: .dataError)
+        }
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&c)
+    }
+
+    var streamCount: Int { Int(context.pointee.nb_streams) }
+
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
+        precondition(index >= 0 && index < streamCount, "stream index out of range")
+        return context.pointee.streams[index]!
+    }
+
+    /// The stream FFmpeg would pick as "the video", skipping cover art.
+    func bestVideoStreamIndex() -> Int? {
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard index >= 0 else { return nil }
+        if stream(Int(index)).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { return nil }
+        return Int(index)
+    }
+
+    /// Reads the next packet; false at the end of the file.
+    func read(into packet: Packet) throws -> Bool {
+        let code = av_read_frame(context, packet.pointer)
+        if code == AVErrorCode.endOfFile { return false }
+        if code < 0 { throw ffmpegFailure(code, "reading", file: path, status: .dataError) }
+        return true
+    }
+
+    /// Duration in seconds, when the container knows it.
+    var durationSeconds: Double? {
+        let d = context.pointee.duration
+        return d == vwm_nopts_value() || d <= 0 ? nil : Double(d) / Double(AV_TIME_BASE)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

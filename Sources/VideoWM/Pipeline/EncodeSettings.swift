@@ -1,0 +1,74 @@
+/// How the video is re-encoded: the `--codec`, `--crf`, `--preset`, `--bitrate` and
+/// `--threads` options.
+public struct EncodeSettings: Sendable, Equatable {
+    public enum VideoCodec: String, Sendable, CaseIterable {
+        case h264, hevc, vp9, av1
+
+        /// The FFmpeg encoder used for this codec.
+        var encoderName: String {
+            switch self {
+            case .h264: "libx264"
+            case .hevc: "libx265"
+            case .vp9: "libvpx-vp9"
+            case .av1: "libsvtav1"
+            }
+        }
+
+        /// Quality when neither --crf nor --bitrate is given (each encoder's own usual default).
+        var defaultCRF: Int {
+            switch self {
+            case .h264: 23
+            case .hevc: 28
+            case .vp9: 32
+            case .av1: 35
+            }
+        }
+    }
+
+    public enum AudioMode: String, Sendable, CaseIterable { case copy, aac, opus, none }
+
+    /// nil: h264, or vp9 for .webm outputs.
+    public var codec: VideoCodec?
+    public var crf: Int?
+    public var preset: String?
+    /// Target video bit rate in bits per second.
+    public var bitRate: Int?
+    public var audio: AudioMode
+    /// Codec threads; 0 lets FFmpeg choose, as the ffmpeg tool does.
+    public var threads: Int
+
+    public init(codec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
+                audio: AudioMode = .copy, threads: Int = 0) {
+        self.codec = codec
+        self.crf = crf
+        self.preset = preset
+        self.bitRate = bitRate
+        self.audio = audio
+        self.threads = threads
+    }
+
+    func videoCodec(forOutput path: String) -> VideoCodec {
+        if let codec { return codec }
+        return path.lowercased().hasSuffix(".webm") ? .vp9 : .h264
+    }
+
+    /// Private options for the encoder (`avcodec_open2`'s dictionary).
+    func encoderOptions(for codec: VideoCodec) -> [String: String] {
+        var options: [String: String] = [:]
+        switch codec {
+        case .h264, .hevc:
+            if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
+            if let preset { options["preset"] = preset }
+            if codec == .hevc { options["x265-params"] = "log-level=error" }
+        case .vp9:
+            if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
+            options["row-mt"] = "1"
+            options["deadline"] = "good"
+            options["cpu-used"] = preset ?? "4"
+        case .av1:
+            if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
+            options["preset"] = preset ?? "8"
+        }
+        return options
+    }
+}

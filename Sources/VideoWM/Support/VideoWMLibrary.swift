@@ -1,0 +1,7 @@
+/// Process-wide settings of the library.
+public enum VideoWMLibrary {
+    /// FFmpeg's own log stays silent unless `verbose`: failures reach the user through our one-line errors.
+    public static func configureLogging(verbose: Bool) {
+        FFmpegLogging.configure(verbose: verbose)
+    }
+}

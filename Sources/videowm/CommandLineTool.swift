@@ -1,0 +1,84 @@
+import Foundation
+import VideoWM
+
+/// The `videowm` command: picks the subcommand and is the one place where errors become
+/// exit codes and a single line on stderr.
+enum CommandLineTool {
+    static let version = "0.1.0"
+
+    static func command(named name: String) -> (any ToolCommand.Type)? {
+        switch name {
+        case "transcode": TranscodeCommand.self
+        case "thumbnail": ThumbnailCommand.self
+        case "stamp": StampCommand.self
+        case "probe": ProbeCommand.self
+        default: nil
+        }
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        Interruption.install()
+        let console = Console.shared
+        guard let first = arguments.first else {
+            console.write(Help.overview)
+            return ExitStatus.usage.rawValue
+        }
+        switch first {
+        case "--version", "-V", "version":
+            print("videowm \(version)")
+            return 0
+        case "help", "--help", "-h":
+            if let topic = arguments.dropFirst().first {
+                guard let text = Help.text(for: topic) else {
+                    console.error("no help for '\(topic)'; commands: \(Help.commandNames.joined(separator: ", "))")
+                    return ExitStatus.usage.rawValue
+                }
+                print(text, terminator: "")
+            } else {
+                print(Help.overview, terminator: "")
+            }
+            return 0
+        default:
+            break
+        }
+        guard let command = command(named: first) else {
+            console.error("unknown command '\(first)'; see 'videowm help'")
+            return ExitStatus.usage.rawValue
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            print(Help.text(for: first) ?? Help.overview, terminator: "")
+            return 0
+        }
+        do {
+            var parsed = try command.init(arguments: rest)
+            try parsed.validate()
+            try parsed.run(console: console)
+            return 0
+        } catch let error as UsageError {
+            console.error("\(error.command): \(error.message) (see 'videowm help \(error.command)')")
+            return ExitStatus.usage.rawValue
+        } catch let error as VideoWMError {
+            console.error(error.message)
+            return error.status.rawValue
+        } catch let error as CommandFailures {
+            return error.status.rawValue
+        } catch {
+            console.error("\(error)")
+            return ExitStatus.dataError.rawValue
+        }
+    }
+}
+
+/// One subcommand: parsed from its arguments, validated, then run.
+protocol ToolCommand {
+    init(arguments: [String]) throws
+    /// Checks the options together (after parsing, before touching any file).
+    mutating func validate() throws
+    func run(console: Console) throws
+}
+
+/// A command that handled several files and already reported each failure; carries the exit status.
+struct CommandFailures: Error {
+    var status: ExitStatus
+}

@@ -1,0 +1,135 @@
+import Animation
+import Foundation
+import VideoWM
+
+/// `videowm stamp INPUT... (-o OUTPUT | -d DIR) -c CONFIG [--at SECONDS] [--quality Q]`
+struct StampCommand: ToolCommand {
+    static let name = "stamp"
+    var inputs: [String] = []
+    var output: String?
+    var directory: String?
+    var at = 0.0
+    var quality = 90
+    var marks = MarkOptions()
+
+    init(arguments: [String]) throws {
+        var scanner = ArgumentScanner(arguments, command: Self.name)
+        var marks = MarkOptions()
+        var output: String?, directory: String?, at = 0.0, quality = 90
+        try scanner.scan { option, value in
+            switch option {
+            case "-o", "--output": output = try value()
+            case "-d", "--dir": directory = try value()
+            case "--at": at = try Parse.seconds(try value(), option: option, command: Self.name)
+            case "--quality": quality = try Parse.integer(try value(), option: option, command: Self.name, range: 1...100)
+            default: return try marks.handle(option, value, command: Self.name)
+            }
+            return true
+        }
+        (self.marks, self.output, self.directory, self.at, self.quality) = (marks, output, directory, at, quality)
+        inputs = scanner.positionals
+    }
+
+    mutating func validate() throws {
+        _ = try marks.requireConfig(command: Self.name)
+        guard !inputs.isEmpty else { throw UsageError("expects at least one INPUT image", command: Self.name) }
+        switch (output, directory) {
+        case (nil, nil): throw UsageError("needs -o OUTPUT (one input) or -d DIR", command: Self.name)
+        case (_?, _?): throw UsageError("-o and -d exclude each other", command: Self.name)
+        case (_?, nil) where inputs.count > 1: throw UsageError("-o takes one input; use -d DIR for \(inputs.count) inputs", command: Self.name)
+        default: break
+        }
+    }
+
+    func run(console: Console) throws {
+        let compositor = try marks.compositor(console: console, command: Self.name)
+        if let output {
+            try StillStamper.stamp(input: inputs[0], output: output, compositor: compositor, at: PresentationTime(seconds: at),
+                                   overwrite: marks.overwrite, jpegQuality: quality)
+            return
+        }
+        // Many inputs: one at a time (memory bounded by one image); a failure is reported and the rest carry on.
+        var worst: ExitStatus?
+        for input in inputs {
+            try Interruption.throwIfRequested()
+            let target = (directory! as NSString).appendingPathComponent((input as NSString).lastPathComponent)
+            do {
+                try StillStamper.stamp(input: input, output: target, compositor: compositor, at: PresentationTime(seconds: at),
+                                       overwrite: marks.overwrite, jpegQuality: quality)
+            } catch let error as VideoWMError {
+                if error.status == .interrupted { throw error }
+                console.error(error.message)
+                worst = worst ?? error.status
+            }
+        }
+        if let worst { throw CommandFailures(status: worst) }
+    }
+}
+
+/// `videowm thumbnail VIDEO OUTPUT --at SECONDS -c CONFIG`
+struct ThumbnailCommand: ToolCommand {
+    static let name = "thumbnail"
+    var video = ""
+    var output = ""
+    var at: Double?
+    var marks = MarkOptions()
+
+    init(arguments: [String]) throws {
+        var scanner = ArgumentScanner(arguments, command: Self.name)
+        var marks = MarkOptions()
+        var at: Double?
+        try scanner.scan { option, value in
+            if option == "--at" { at = try Parse.seconds(try value(), option: option, command: Self.name); return true }
+            return try marks.handle(option, value, command: Self.name)
+        }
+        (self.marks, self.at) = (marks, at)
+        guard scanner.positionals.count == 2 else {
+            throw UsageError("expects VIDEO and OUTPUT, got \(scanner.positionals.count) file argument(s)", command: Self.name)
+        }
+        video = scanner.positionals[0]
+        output = scanner.positionals[1]
+    }
+
+    mutating func validate() throws {
+        _ = try marks.requireConfig(command: Self.name)
+        guard at != nil else { throw UsageError("--at SECONDS is required", command: Self.name) }
+    }
+
+    func run(console: Console) throws {
+        let compositor = try marks.compositor(console: console, command: Self.name)
+        try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: marks.overwrite)
+    }
+}
+
+/// `videowm probe INPUT [--json]`
+struct ProbeCommand: ToolCommand {
+    static let name = "probe"
+    var input = ""
+    var json = false
+
+    init(arguments: [String]) throws {
+        var scanner = ArgumentScanner(arguments, command: Self.name)
+        var json = false
+        try scanner.scan { option, _ in
+            if option == "--json" { json = true; return true }
+            return false
+        }
+        self.json = json
+        guard scanner.positionals.count == 1 else { throw UsageError("expects one INPUT", command: Self.name) }
+        input = scanner.positionals[0]
+    }
+
+    mutating func validate() throws {}
+
+    func run(console: Console) throws {
+        VideoWMLibrary.configureLogging(verbose: false)
+        let description = try MediaDescription.probe(path: input)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(description), as: UTF8.self))
+        } else {
+            print(description.summary, terminator: "")
+        }
+    }
+}

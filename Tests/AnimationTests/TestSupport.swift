@@ -1,0 +1,34 @@
+import Animation
+
+/// A deterministic source of sample times for property tests, so a failure reproduces.
+struct SampleGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A value in `0..<bound`.
+    mutating func next(below bound: Int64) -> Int64 {
+        Int64(next() % UInt64(bound))
+    }
+}
+
+/// Timescales of real streams: 24/30/60 fps, MPEG-TS, Matroska, NTSC, audio rates, microseconds.
+let commonTimescales: [Int64] = [24, 30, 60, 90_000, 1000, 30_000, 48_000, 44_100, 1_000_000]
+
+func seconds(_ value: Int64, per timescale: Int64 = 1) -> PresentationTime {
+    PresentationTime(value: value, timescale: timescale)
+}
+
+func milliseconds(_ value: Int64) -> PresentationTime {
+    PresentationTime(milliseconds: value)
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+/// Runs the built `videowm` and the ffmpeg tools for end-to-end tests, in a private
+/// temporary folder per test.
+struct Harness {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("videowm-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: directory) }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutData: Data
+    }
+
+    /// The `videowm` binary next to the test bundle (both live in SwiftPM's bin folder).
+    static let videowmPath: String = {
+        if let env = ProcessInfo.processInfo.environment["VIDEOWM_BIN"] { return env }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("videowm").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/videowm").path
+    }()
+
+    @discardableResult
+    func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+        nonisolated(unsafe) var errData = Data()
+        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while reader.isExecuting { usleep(1000) }
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+    }
+
+    @discardableResult
+    func videowm(_ arguments: String...) throws -> Result {
+        try run(Self.videowmPath, arguments)
+    }
+
+    func videowm(arguments: [String]) throws -> Result {
+        try run(Self.videowmPath, arguments)
+    }
+
+    /// Runs ffmpeg quietly and fails the test if it fails.
+    func ffmpeg(_ arguments: [String]) throws {
+        let r = try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments)
+        if r.status != 0 { throw HarnessError.toolFailed("ffmpeg \(arguments.joined(separator: " ")): \(r.stderr)") }
+    }
+
+    func ffprobe(_ arguments: [String]) throws -> String {
+        let r = try run("ffprobe", ["-v", "error"] + arguments)
+        if r.status != 0 { throw HarnessError.toolFailed("ffprobe \(arguments.joined(separator: " ")): \(r.stderr)") }
+        return r.stdout
+    }
+
+    /// A test clip made with lavfi sources: moving test pattern plus a sine tone.
+    func makeClip(_ name: String, width: Int = 320, height: Int = 240, rate: String = "30", seconds: Double = 2,
+                  audio: Bool = true, extra: [String] = []) throws -> String {
+        var args = ["-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate):duration=\(seconds)"]
+        if audio { args += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)"] }
+        args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+        if audio { args += ["-c:a", "aac", "-b:a", "64k"] }
+        args += extra + [path(name)]
+        try ffmpeg(args)
+        return path(name)
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        try text.write(toFile: path(name), atomically: true, encoding: .utf8)
+        return path(name)
+    }
+
+    /// Number of decoded video frames, counted by ffprobe.
+    func videoFrameCount(_ file: String) throws -> Int {
+        let out = try ffprobe(["-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file])
+        return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Presentation times of the video frames, as ffprobe reports them.
+    func videoFrameTimes(_ file: String) throws -> [String] {
+        try ffprobe(["-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", file])
+            .split(separator: "\n").map(String.init)
+    }
+
+    /// One decoded frame as RGB24 bytes.
+    func rgbFrame(_ file: String, at seconds: Double, width: Int, height: Int) throws -> [UInt8] {
+        let r = try run("ffmpeg", ["-v", "error", "-ss", String(seconds), "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        guard r.status == 0 else { throw HarnessError.toolFailed(r.stderr) }
+        #expect(r.stdoutData.count == width * height * 3)
+        return [UInt8](r.stdoutData)
+    }
+
+    /// Per-packet checksums and timestamps of a stream, copied out by ffmpeg.
+    func packetChecksums(_ file: String, stream: String) throws -> [String] {
+        let r = try run("ffmpeg", ["-v", "error", "-i", file, "-map", "0:\(stream)", "-c", "copy", "-f", "framemd5", "-"])
+        guard r.status == 0 else { throw HarnessError.toolFailed(r.stderr) }
+        return r.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    }
+}
+
+enum HarnessError: Error { case toolFailed(String) }
+
+/// Mean absolute difference of two RGB buffers over a rectangle.
+func meanDifference(_ a: [UInt8], _ b: [UInt8], width: Int, x: Range<Int>, y: Range<Int>) -> Double {
+    var total = 0, count = 0
+    for row in y {
+        for column in x {
+            for c in 0..<3 {
+                let i = (row * width + column) * 3 + c
+                total += abs(Int(a[i]) - Int(b[i]))
+                count += 1
+            }
+        }
+    }
+    return Double(total) / Double(max(count, 1))
+}
+
+/// Mean colour of a rectangle of an RGB buffer.
+func meanColor(_ a: [UInt8], width: Int, x: Range<Int>, y: Range<Int>) -> (Double, Double, Double) {
+    var sums = (0, 0, 0), count = 0
+    for row in y {
+        for column in x {
+            let i = (row * width + column) * 3
+            sums.0 += Int(a[i]); sums.1 += Int(a[i + 1]); sums.2 += Int(a[i + 2])
+            count += 1
+        }
+    }
+    let n = Double(max(count, 1))
+    return (Double(sums.0) / n, Double(sums.1) / n, Double(sums.2) / n)
+}
