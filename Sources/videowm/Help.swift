@@ -50,6 +50,8 @@ enum Help {
       --preset NAME         encoder preset (x264/x265: ultrafast…veryslow)
       --bitrate RATE        target bit rate instead of --crf, e.g. 2500k or 3M
       --threads N           codec threads (0: automatic, the default)
+      --errors MODE         damaged input packets: warn (conceal, count, report; default)
+                            or fail (stop at the first: exit 65, no output)
       --progress MODE       auto (bar on a terminal), bar, json (one object a line), none
       -y, --overwrite       replace an existing OUTPUT
       -q, --quiet           no warnings

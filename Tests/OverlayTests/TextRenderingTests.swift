@@ -288,6 +288,16 @@ import Testing
         #expect(rendered.sprite.layoutBox.width >= serifA.sprite.layoutBox.width + fromSans.sprite.layoutBox.width - 1)
     }
 
+    @Test func cjkComesFromAnInstalledFallbackOrIsOneWarning() throws {
+        // Whether this machine has a CJK font decides which of the two outcomes is right.
+        let installed = try FontconfigConfiguration().fontsSorted(closestTo: FontLibrary.defaultFamily)?
+            .firstFont(covering: "中", where: { _, _ in true }) != nil
+        let rendered = try render("Hg 中文", cap: 30)
+        #expect(rendered.warnings.count == (installed ? 0 : 1))
+        #expect(rendered.warnings.allSatisfy { $0.contains("U+4E2D, U+6587") })
+        #expect(try rendered.sprite.layoutBox.width > render("Hg ", cap: 30).sprite.layoutBox.width + 30)
+    }
+
     // MARK: Fonts
 
     @Test func fontByFamilyAndByFile() throws {
@@ -357,6 +367,13 @@ import Testing
         #expect(renderingError { _ = try render("A", outline: TextOutline(widthPixels: -1, color: .black)) }
             == .invalidLength(field: "outline width", value: -1))
         #expect(renderingError { _ = try render("A", maxWidth: .infinity) } == .invalidLength(field: "maxWidth", value: .infinity))
+        // Finite but absurd lengths are refused rather than overflowing an integer.
+        #expect(renderingError { _ = try render("A", shadow: TextShadow(offsetXPixels: 1e300, offsetYPixels: 0, color: .black)) }
+            == .invalidLength(field: "shadow x offset", value: 1e300))
+        #expect(renderingError { _ = try render("A", box: TextBox(color: .black, paddingPixels: 1e9)) }
+            == .invalidLength(field: "box padding", value: 1e9))
+        // Negative shadow offsets are fine.
+        #expect(try render("A", shadow: TextShadow(offsetXPixels: -5, offsetYPixels: -5, color: .black)).warnings.isEmpty)
     }
 
     // MARK: Determinism and caching

@@ -139,7 +139,7 @@ public struct PremultipliedRGBAImage: Equatable, Sendable {
     }
 }
 
-/// Rounded `x / 255` for `x` in 0…65535 (any product of two 8-bit values), without a division:
+/// Rounded `x / 255` for `x` in 0…255·255 (any product of two 8-bit values), without a division:
 /// the classic `(t + (t >> 8)) >> 8` with `t = x + 128`, exact over that whole range.
 @inline(__always)
 public func divideBy255(_ x: UInt32) -> UInt8 {

@@ -7,7 +7,7 @@
 ///
 /// Not thread-safe by design: FreeType faces and the caches change while rendering, so each
 /// job or thread uses its own instance, and the type is deliberately not `Sendable`. Creating
-/// one costs a few milliseconds (fontconfig maps its cache files on first use).
+/// one is cheap; fontconfig's configuration is loaded on the first family lookup (a few ms).
 public final class FontLibrary {
     /// The sans-serif the set-up installs (fonts-dejavu-core); the config's default font.
     public static let defaultFamily = "DejaVu Sans"
@@ -133,9 +133,10 @@ public final class FontLibrary {
 
     private func fallbackCandidateFonts(for primary: FontFace) -> FontconfigFontSet? {
         if let cached = fallbackCandidates[primary.id] { return cached }
+        // Without fontconfig there is simply no fallback: the missing glyphs become boxes.
         let set = try? fontconfigConfiguration().fontsSorted(closestTo: primary.familyName)
-        fallbackCandidates[primary.id] = .some(set ?? nil)
-        return set ?? nil
+        fallbackCandidates[primary.id] = .some(set)
+        return set
     }
 
     /// The anti-aliased coverage of one glyph, rasterised once per face, glyph, size and outline radius.

@@ -30,6 +30,7 @@ final class FreeTypeLibrary {
 /// Owns one `FT_Stroker`, used to grow glyph outlines for `TextOutline`.
 final class FreeTypeStroker {
     let pointer: FT_Stroker
+    /// Held so the library is freed only after the stroker.
     private let library: FreeTypeLibrary
     private var radius26Dot6: Int = -1
 
@@ -117,6 +118,7 @@ struct FreeTypeCallError: Error {
 /// without touching FreeType; only rasterising sets the face's size.
 final class FontFace {
     let pointer: FT_Face
+    /// Held so the library is freed only after its faces.
     private let library: FreeTypeLibrary
     /// Position in `FontLibrary`'s list of faces; part of glyph cache keys.
     let id: Int
@@ -200,11 +202,13 @@ final class FontFace {
         if h != 0 {
             try load(face, glyph: h, flags: Int32(FT_LOAD_NO_SCALE))
             let top = Int(face.pointee.glyph.pointee.metrics.horiBearingY)
-            if top > 0 && top <= 4 * upem { return top }
+            // A cap height outside 0.1…2 em is a broken font, not a design: fall through to the estimates.
+            if top >= upem / 10 && top <= 2 * upem { return top }
         }
         if let table = FT_Get_Sfnt_Table(face, FT_SFNT_OS2) {
             let os2 = table.assumingMemoryBound(to: TT_OS2.self).pointee
-            if os2.version >= 2 && os2.sCapHeight > 0 { return Int(os2.sCapHeight) }
+            let capHeight = Int(os2.sCapHeight)
+            if os2.version >= 2 && capHeight >= upem / 10 && capHeight <= 2 * upem { return capHeight }
         }
         // A font with neither (symbols, a script without capitals): 0.7 em is typical of Latin fonts.
         return max(1, upem * 7 / 10)
@@ -247,7 +251,7 @@ final class FontFace {
             // Light hinting snaps horizontal stems (baseline, x-height, cap height) to whole pixels
             // for crisp small text but leaves widths alone, so spacing still follows the unhinted advances.
             try FontFace.load(pointer, glyph: glyph, flags: Int32(FT_LOAD_NO_BITMAP) | vwm_ft_load_target_light())
-            let slot = pointer.pointee.glyph!
+            guard let slot = pointer.pointee.glyph else { throw FreeTypeCallError(operation: "face has no glyph slot", code: 0) }
             guard slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE else { return .empty }
             if slot.pointee.outline.n_points == 0 { return .empty }
             let copy = try FreeTypeGlyph(copying: slot)

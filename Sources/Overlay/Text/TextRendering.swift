@@ -53,7 +53,7 @@ extension FontLibrary {
 
         let (sprite, hasInk) = try rasterize(textLayout, style: style, scale: scale)
         if !hasInk && style.box == nil {
-            warnings.append("text '\(style.text)' has no visible characters; nothing is drawn")
+            warnings.append("text has no visible characters (only spaces or invisible marks); nothing is drawn")
         }
         return RenderedText(sprite: sprite, warnings: warnings)
     }
@@ -65,18 +65,24 @@ extension FontLibrary {
         return max(1, pixels)
     }
 
+    /// Lengths must be finite and, except shadow offsets, not negative. Anything beyond the
+    /// image side limit could not be drawn anyway, and is refused before it can overflow an `Int`.
     private static func validate(_ style: TextStyle) throws {
-        func check(_ field: String, _ value: Double?) throws {
+        func check(_ field: String, _ value: Double?, mayBeNegative: Bool = false) throws {
             guard let value else { return }
-            guard value.isFinite, value >= 0 else { throw TextRenderingError.invalidLength(field: field, value: value) }
+            let limit = Double(TextLimits.maximumImageSide)
+            guard value.isFinite, value <= limit, value >= (mayBeNegative ? -limit : 0) else {
+                throw TextRenderingError.invalidLength(field: field, value: value)
+            }
         }
         try check("outline width", style.outline?.widthPixels)
+        try check("shadow x offset", style.shadow?.offsetXPixels, mayBeNegative: true)
+        try check("shadow y offset", style.shadow?.offsetYPixels, mayBeNegative: true)
         try check("shadow blur", style.shadow?.blurPixels)
         try check("box padding", style.box?.paddingPixels)
         try check("box corner radius", style.box?.cornerRadiusPixels)
-        try check("maxWidth", style.maxWidthPixels)
-        for (field, value) in [("shadow x offset", style.shadow?.offsetXPixels), ("shadow y offset", style.shadow?.offsetYPixels)] {
-            if let value, !value.isFinite { throw TextRenderingError.invalidLength(field: field, value: value) }
+        if let maxWidth = style.maxWidthPixels, !(maxWidth.isFinite && maxWidth >= 0) {
+            throw TextRenderingError.invalidLength(field: "maxWidth", value: maxWidth)
         }
     }
 
@@ -133,36 +139,33 @@ extension FontLibrary {
         // Text coordinates to image coordinates.
         let dx = -canvas.x, dy = -canvas.y
 
-        var fill = CoveragePlane(width: canvas.width, height: canvas.height)
-        var outline: CoveragePlane?
-        var shadow: CoveragePlane?
-        var plate: CoveragePlane?
-        if outlineRadius26Dot6 > 0 { outline = CoveragePlane(width: canvas.width, height: canvas.height) }
-        if ink != nil && style.shadow != nil { shadow = CoveragePlane(width: canvas.width, height: canvas.height) }
-        for glyph in placed {
-            fill.drawMax(glyph.fill, penX: glyph.penX + dx, baselineY: glyph.baselineY + dy)
-            if let coverage = glyph.outline {
-                outline?.drawMax(coverage, penX: glyph.penX + dx, baselineY: glyph.baselineY + dy)
-            }
-            // The shadow is cast by everything the text paints: fill and outline.
-            shadow?.drawMax(glyph.fill, penX: glyph.penX + dx + shadowShift.x, baselineY: glyph.baselineY + dy + shadowShift.y)
-            if let coverage = glyph.outline {
-                shadow?.drawMax(coverage, penX: glyph.penX + dx + shadowShift.x, baselineY: glyph.baselineY + dy + shadowShift.y)
-            }
-        }
-        shadow?.gaussianBlur(sigma: shadowSigma)
         var layoutBox = layout.layoutBox
         layoutBox.x += dx
         layoutBox.y += dy
-        if let box = style.box {
-            plate = CoveragePlane(width: canvas.width, height: canvas.height)
-            plate?.fillRoundedRect(layoutBox, radius: box.cornerRadiusPixels * scale)
+        var composition = TextComposition(fill: CoveragePlane(width: canvas.width, height: canvas.height), fillColor: style.color)
+        if let outline = style.outline, outlineRadius26Dot6 > 0 {
+            composition.outline = (CoveragePlane(width: canvas.width, height: canvas.height), outline.color)
         }
-
-        let image = TextComposition(
-            fill: (fill, style.color), outline: outline.map { ($0, style.outline!.color) },
-            shadow: shadow.map { ($0, style.shadow!.color) }, plate: plate.map { ($0, style.box!.color) }
-        ).image(width: canvas.width, height: canvas.height)
+        if let shadow = style.shadow, ink != nil {
+            composition.shadow = (CoveragePlane(width: canvas.width, height: canvas.height), shadow.color)
+        }
+        if let box = style.box {
+            var plate = CoveragePlane(width: canvas.width, height: canvas.height)
+            plate.fillRoundedRect(layoutBox, radius: box.cornerRadiusPixels * scale)
+            composition.plate = (plate, box.color)
+        }
+        for glyph in placed {
+            let penX = glyph.penX + dx, baselineY = glyph.baselineY + dy
+            composition.fill.drawMax(glyph.fill, penX: penX, baselineY: baselineY)
+            // The shadow is cast by everything the text paints: fill and outline.
+            composition.shadow?.plane.drawMax(glyph.fill, penX: penX + shadowShift.x, baselineY: baselineY + shadowShift.y)
+            if let coverage = glyph.outline {
+                composition.outline?.plane.drawMax(coverage, penX: penX, baselineY: baselineY)
+                composition.shadow?.plane.drawMax(coverage, penX: penX + shadowShift.x, baselineY: baselineY + shadowShift.y)
+            }
+        }
+        composition.shadow?.plane.gaussianBlur(sigma: shadowSigma)
+        let image = composition.image(width: canvas.width, height: canvas.height)
         return (Sprite(image: image, layoutBox: layoutBox), ink != nil)
     }
 
@@ -176,10 +179,16 @@ extension FontLibrary {
 /// Colours the coverage planes and composes them, bottom to top: plate, shadow, then the text
 /// (fill plus the part of the outline outside the fill), each "over" what lies below.
 struct TextComposition {
-    var fill: (CoveragePlane, RGBAColor)
-    var outline: (CoveragePlane, RGBAColor)?
-    var shadow: (CoveragePlane, RGBAColor)?
-    var plate: (CoveragePlane, RGBAColor)?
+    var fill: CoveragePlane
+    var fillColor: RGBAColor
+    var outline: (plane: CoveragePlane, color: RGBAColor)?
+    var shadow: (plane: CoveragePlane, color: RGBAColor)?
+    var plate: (plane: CoveragePlane, color: RGBAColor)?
+
+    init(fill: CoveragePlane, fillColor: RGBAColor) {
+        self.fill = fill
+        self.fillColor = fillColor
+    }
 
     /// Premultiplied RGBA for each coverage 0…255 of one colour: a pixel costs a table lookup.
     private static func ramp(_ color: RGBAColor) -> [UInt32] {
@@ -208,18 +217,18 @@ struct TextComposition {
 
     func image(width: Int, height: Int) -> PremultipliedRGBAImage {
         let count = width * height
-        let fillRamp = TextComposition.ramp(fill.1)
-        let outlineRamp = TextComposition.ramp(outline?.1 ?? .clear)
-        let shadowRamp = TextComposition.ramp(shadow?.1 ?? .clear)
-        let plateRamp = TextComposition.ramp(plate?.1 ?? .clear)
+        let fillRamp = TextComposition.ramp(fillColor)
+        let outlineRamp = TextComposition.ramp(outline?.color ?? .clear)
+        let shadowRamp = TextComposition.ramp(shadow?.color ?? .clear)
+        let plateRamp = TextComposition.ramp(plate?.color ?? .clear)
         let none: [UInt8] = []
         let hasOutline = outline != nil, hasShadow = shadow != nil, hasPlate = plate != nil
         var pixels = [UInt8](repeating: 0, count: count * 4)
         pixels.withUnsafeMutableBufferPointer { out in
-            fill.0.values.withUnsafeBufferPointer { fillCoverage in
-            (outline?.0.values ?? none).withUnsafeBufferPointer { outlineCoverage in
-            (shadow?.0.values ?? none).withUnsafeBufferPointer { shadowCoverage in
-            (plate?.0.values ?? none).withUnsafeBufferPointer { plateCoverage in
+            fill.values.withUnsafeBufferPointer { fillCoverage in
+            (outline?.plane.values ?? none).withUnsafeBufferPointer { outlineCoverage in
+            (shadow?.plane.values ?? none).withUnsafeBufferPointer { shadowCoverage in
+            (plate?.plane.values ?? none).withUnsafeBufferPointer { plateCoverage in
                 for i in 0..<count {
                     var pixel: UInt32 = hasPlate ? plateRamp[Int(plateCoverage[i])] : 0
                     if hasShadow, shadowCoverage[i] != 0 {

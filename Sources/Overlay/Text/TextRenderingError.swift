@@ -12,7 +12,8 @@ public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
     case textTooLong(count: Int)
     /// The cap height is not a number or exceeds `TextLimits.maximumCapHeightPixels`.
     case sizeOutOfRange(pixels: Double)
-    /// An outline, shadow, box or maxWidth length that is negative or not finite.
+    /// An outline, shadow, box or maxWidth length that is not finite, negative where that means
+    /// nothing, or beyond `TextLimits.maximumImageSide`.
     case invalidLength(field: String, value: Double)
     /// The mark would need an image larger than `TextLimits` allow.
     case renderedTooLarge(width: Int, height: Int)
@@ -30,9 +31,9 @@ public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
         case .textTooLong(let count):
             return "text has \(count) characters; at most \(TextLimits.maximumScalarCount) are allowed"
         case .sizeOutOfRange(let pixels):
-            return "text cap height \(pixels) px is out of range (1…\(Int(TextLimits.maximumCapHeightPixels)) px)"
+            return "text cap height \(pixels) px is out of range (a number of pixels up to \(Int(TextLimits.maximumCapHeightPixels)))"
         case .invalidLength(let field, let value):
-            return "text \(field) must be a finite number of pixels ≥ 0, got \(value)"
+            return "text \(field) of \(value) px is out of range (a finite length up to \(TextLimits.maximumImageSide) px; only shadow offsets may be negative)"
         case .renderedTooLarge(let width, let height):
             return "text would render as a \(width)×\(height) px image, over the limit of \(TextLimits.maximumImageSide) px a side and \(TextLimits.maximumImagePixels / 1_000_000) megapixels; use a smaller size or maxWidth"
         case .fontEngineFailed(let operation, let reason):

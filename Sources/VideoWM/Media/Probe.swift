@@ -41,7 +41,7 @@ public struct MediaDescription: Sendable, Codable {
                 stream.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) }
                 let rate = s.pointee.avg_frame_rate
                 if rate.num > 0 && rate.den > 0 { stream.frameRate = Double(rate.num) / Double(rate.den) }
-                stream.rotationDegrees = TranscodeJob.displayRotation(of: s).clockwiseQuarterTurns * 90
+                stream.rotationDegrees = VideoSource.displayRotation(of: s).clockwiseQuarterTurns * 90
             } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
                 stream.sampleRate = Int(par.sample_rate)
                 stream.channels = Int(par.ch_layout.nb_channels)

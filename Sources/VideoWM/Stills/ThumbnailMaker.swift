@@ -15,7 +15,7 @@ public enum ThumbnailMaker {
         guard let index = source.bestVideoStreamIndex() else { throw VideoWMError.corrupt(video, "has no video stream") }
         let stream = source.stream(index)
         let decoder = try Decoder(stream: stream, file: video)
-        let rotation = TranscodeJob.displayRotation(of: stream)
+        let rotation = VideoSource.displayRotation(of: stream)
         let timeBase = stream.pointee.time_base
         var clock = FrameClock(timeBaseNumerator: timeBase.num, timeBaseDenominator: timeBase.den)
         let wanted = PresentationTime(seconds: seconds)

@@ -47,6 +47,7 @@ struct MarkOptions {
 /// The encode options of transcode and batch.
 struct EncodeOptions {
     var settings = EncodeSettings()
+    var damagePolicy = DamagePolicy.warn
 
     mutating func handle(_ option: String, _ value: () throws -> String, command: String) throws -> Bool {
         switch option {
@@ -70,6 +71,12 @@ struct EncodeOptions {
                 throw UsageError("--audio takes copy, aac, opus or none, got '\(text)'", command: command)
             }
             settings.audio = mode
+        case "--errors":
+            let text = try value()
+            guard let policy = DamagePolicy(rawValue: text) else {
+                throw UsageError("--errors takes warn or fail, got '\(text)'", command: command)
+            }
+            damagePolicy = policy
         case "--threads": settings.threads = try Parse.integer(try value(), option: option, command: command, range: 0...64)
         default: return false
         }

@@ -34,12 +34,12 @@ struct TranscodeCommand: ToolCommand {
         let compositor = try marks.compositor(console: console, command: Self.name)
         let display = ProgressDisplay(mode: marks.progress, console: console, label: input)
         let transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
-                                    overwrite: marks.overwrite, warn: console.warningHandler,
+                                    overwrite: marks.overwrite, damagePolicy: encode.damagePolicy, warn: console.warningHandler,
                                     progress: { done, total, frames in display.update(done: done, total: total, frames: frames) })
         let summary = try transcoder.run()
-        display.update(done: 0, total: nil, frames: summary.videoFrames, final: false)
+        display.finish(damaged: summary.damagedPackets)
         if console.verbosity == .verbose {
-            console.info("\(output): \(summary.videoFrames) video frames, \(summary.copiedStreams) other stream(s) copied")
+            console.info("\(output): \(summary.videoFrames) video frames written")
         }
     }
 }

@@ -18,7 +18,17 @@ final class ProgressDisplay {
         }
     }
 
+    private var last: (done: Double, total: Double?, frames: Int) = (0, nil, 0)
+    private var damaged = 0
+
+    /// Draws the last state as complete (and, for JSON, reports concealed damage).
+    func finish(damaged: Int = 0) {
+        self.damaged = damaged
+        update(done: last.total ?? last.done, total: last.total, frames: last.frames, final: true)
+    }
+
     func update(done: Double, total: Double?, frames: Int, final: Bool = false) {
+        last = (done, total, frames)
         guard mode != .none else { return }
         let now = Date()
         guard final || now.timeIntervalSince(lastDraw) >= (mode == .json ? 1.0 : 0.2) else { return }
@@ -35,7 +45,10 @@ final class ProgressDisplay {
             if let total { fields.append("\"duration\":\(round3(total))") }
             if let fraction { fields.append("\"percent\":\(round3(fraction * 100))") }
             if let eta { fields.append("\"eta\":\(round3(eta))") }
-            if final { fields[0] = "\"event\":\"done\"" }
+            if final {
+                fields[0] = "\"event\":\"done\""
+                fields.append("\"damaged\":\(damaged)")
+            }
             FileHandle.standardOutput.write(Data(("{" + fields.joined(separator: ",") + "}\n").utf8))
         case .bar:
             let width = 30

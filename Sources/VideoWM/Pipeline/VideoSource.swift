@@ -1,0 +1,127 @@
+import Animation
+import CAVCodec
+import CAVFormat
+import CAVUtil
+import Overlay
+
+/// What to do with damaged packets in the input (`--errors`).
+public enum DamagePolicy: String, Sendable, CaseIterable {
+    /// Conceal, count and report them; the output completes.
+    case warn
+    /// Stop at the first one: exit 65, no output.
+    case fail
+}
+
+/// The demuxing and video-decoding half of a job: reads the input once and hands each
+/// decoded video frame (with its presentation time) and every other packet to a sink.
+///
+/// A transcode has one sink; a batch group has several, all fed from one decode.
+final class VideoSource {
+    let input: InputFile
+    let videoIndex: Int
+    let decoder: Decoder
+    let rotation: DisplayRotation
+    let damagePolicy: DamagePolicy
+    private var clock: FrameClock
+    private var lastPts: Int64?
+    private var lastDuration: Int64 = 0
+    /// Damaged packets and frames seen so far (concealed by the decoder).
+    private(set) var damagedPackets = 0
+    private(set) var lastTimeSeconds = 0.0
+    private(set) var framesDecoded = 0
+
+    var path: String { input.path }
+    var videoStream: UnsafeMutablePointer<AVStream> { input.stream(videoIndex) }
+    var width: Int { Int(decoder.context.pointee.width) }
+    var height: Int { Int(decoder.context.pointee.height) }
+
+    init(path: String, threads: Int, damagePolicy: DamagePolicy) throws {
+        input = try InputFile(path: path)
+        guard let index = input.bestVideoStreamIndex() else { throw VideoWMError.corrupt(path, "has no video stream") }
+        videoIndex = index
+        let stream = input.stream(index)
+        decoder = try Decoder(stream: stream, file: path, threads: threads)
+        rotation = Self.displayRotation(of: stream)
+        clock = FrameClock(timeBaseNumerator: stream.pointee.time_base.num, timeBaseDenominator: stream.pointee.time_base.den)
+        self.damagePolicy = damagePolicy
+        guard width > 0, height > 0 else { throw VideoWMError.corrupt(path, "the video stream has no picture size") }
+    }
+
+    /// The rotation players apply to a stream (its display matrix), in clockwise quarter turns.
+    static func displayRotation(of stream: UnsafeMutablePointer<AVStream>) -> DisplayRotation {
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .upright }
+        let counterclockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        guard counterclockwise.isFinite else { return .upright }
+        return DisplayRotation(clockwiseQuarterTurns: Int((-counterclockwise / 90).rounded()))
+    }
+
+    /// A decoded frame with the time it is shown and the timestamp it keeps in the output.
+    struct TimedFrame {
+        let frame: Frame
+        let time: PresentationTime
+        /// In the video stream's time base; filled in when the decoder gave none.
+        let pts: Int64
+    }
+
+    /// Reads the whole input. Video frames go to `onFrame` in presentation order; packets
+    /// of other streams (and video packets, for outputs that copy the video) to `onPacket`.
+    func run(onFrame: (TimedFrame) throws -> Void, onPacket: (Packet) throws -> Void) throws {
+        let packet = try Packet()
+        let frame = try Frame()
+        while try input.read(into: packet) {
+            defer { packet.unref() }
+            try Interruption.throwIfRequested()
+            if packet.streamIndex == videoIndex {
+                try decode(packet, into: frame, onFrame: onFrame)
+            }
+            try onPacket(packet)
+        }
+        // Flush: drain the decoder so no frame at the end is lost.
+        try decode(nil, into: frame, onFrame: onFrame)
+    }
+
+    private func decode(_ packet: Packet?, into frame: Frame, onFrame: (TimedFrame) throws -> Void) throws {
+        do {
+            _ = try decoder.send(packet)
+        } catch let error as VideoWMError where error.status == .dataError {
+            try recordDamage(error)
+        }
+        while true {
+            let step: CodecStep
+            do {
+                step = try decoder.receive(into: frame)
+            } catch let error as VideoWMError where error.status == .dataError {
+                try recordDamage(error)
+                continue
+            }
+            guard step == .produced else { return }
+            defer { frame.unref() }
+            if frame.pointer.pointee.decode_error_flags != 0 || frame.pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 {
+                try recordDamage(VideoWMError.corrupt(path, "frame \(framesDecoded) is damaged"))
+            }
+            try onFrame(timed(frame))
+        }
+    }
+
+    private func recordDamage(_ error: VideoWMError) throws {
+        damagedPackets += 1
+        if damagePolicy == .fail { throw VideoWMError.corrupt(path, "damaged data (\(error.message)); stopped (--errors fail)") }
+    }
+
+    /// Each frame's own best-effort timestamp, never a counter: B-frames, variable frame
+    /// rate and edit lists keep their timing.
+    private func timed(_ frame: Frame) -> TimedFrame {
+        let f = frame.pointer.pointee
+        var pts: Int64? = f.best_effort_timestamp
+        if pts == vwm_nopts_value() { pts = nil }
+        let duration = f.pkt_duration > 0 ? f.pkt_duration : nil
+        let time = clock.time(ofTimestamp: pts, duration: duration)
+        let outputPts = pts ?? ((lastPts ?? -lastDuration) + lastDuration)
+        lastPts = outputPts
+        lastDuration = duration ?? lastDuration
+        lastTimeSeconds = time.seconds
+        framesDecoded += 1
+        return TimedFrame(frame: frame, time: time, pts: outputPts)
+    }
+}
