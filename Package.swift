@@ -3,7 +3,7 @@ import PackageDescription
 
 // Dependency arrows point one way:
 //   Animation (pure Swift) <- Overlay (compositor, FreeType) <- VideoWM (FFmpeg) <- videowm (CLI)
-// Each C library gets its own system-library target with a small shim header.
+// Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
     products: [
@@ -13,16 +13,15 @@ let package = Package(
         .library(name: "Animation", targets: ["Animation"]),
     ],
     targets: [
-        .systemLibrary(name: "CAVUtil", pkgConfig: "libavutil", providers: [.apt(["libavutil-dev"])]),
-        .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
-        .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
-        .systemLibrary(name: "CSwScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
+        // libavformat, libavcodec, libswscale and libavutil in one module: see Sources/CFFmpeg/shim.h.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
 
         .target(name: "Animation"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CAVUtil", "CAVCodec", "CAVFormat", "CSwScale"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
 
         .testTarget(name: "AnimationTests", dependencies: ["Animation"]),

@@ -1,6 +1,4 @@
-import CAVCodec
-import CAVFormat
-import CAVUtil
+import CFFmpeg
 
 /// An owned decoding `AVCodecContext` for one input stream.
 final class Decoder {

@@ -1,5 +1,4 @@
-import CAVCodec
-import CAVUtil
+import CFFmpeg
 
 /// An owned encoding `AVCodecContext`.
 final class Encoder {

@@ -1,4 +1,4 @@
-import CAVUtil
+import CFFmpeg
 
 /// FFmpeg's message for an error code ("Invalid data found when processing input").
 func ffmpegMessage(_ code: Int32) -> String {

@@ -1,5 +1,4 @@
-import CAVUtil
-import CSwScale
+import CFFmpeg
 
 /// An owned `SwsContext` converting frames of one size and format to another format,
 /// with the output frame allocated once and reused.

@@ -1,6 +1,3 @@
-import CAVCodec
-import CAVFormat
-import CAVUtil
 
 /// An opened media file (an owned demuxing `AVFormatContext`).
 ///
@@ -80,5 +77,6 @@ final class InputFile {
 }
 
 #if canImport(Glibc)
+import CFFmpeg
 import Glibc
 #endif

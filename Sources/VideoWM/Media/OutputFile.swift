@@ -1,6 +1,4 @@
-import CAVCodec
-import CAVFormat
-import CAVUtil
+import CFFmpeg
 
 /// An owned muxing `AVFormatContext` writing to `path`, with the container chosen from
 /// `formatFileName`'s extension (the real target; `path` is its temporary sibling).

@@ -1,6 +1,4 @@
-import CAVCodec
-import CAVFormat
-import CAVUtil
+import CFFmpeg
 import Foundation
 
 /// `videowm probe`: what the tool sees in a file.

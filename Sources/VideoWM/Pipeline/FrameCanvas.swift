@@ -1,5 +1,4 @@
-import CAVUtil
-import CSwScale
+import CFFmpeg
 import Overlay
 
 /// Describes a decoded frame's pixel format well enough to blend into it directly.

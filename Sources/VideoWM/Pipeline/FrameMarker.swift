@@ -1,5 +1,5 @@
+import CFFmpeg
 import Animation
-import CAVUtil
 import Overlay
 
 /// Marks decoded frames: converts them to the target pixel format when needed (reusing one

@@ -1,7 +1,5 @@
+import CFFmpeg
 import Animation
-import CAVCodec
-import CAVFormat
-import CAVUtil
 import Foundation
 import Overlay
 

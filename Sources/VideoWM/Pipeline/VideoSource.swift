@@ -1,7 +1,5 @@
+import CFFmpeg
 import Animation
-import CAVCodec
-import CAVFormat
-import CAVUtil
 import Overlay
 
 /// What to do with damaged packets in the input (`--errors`).

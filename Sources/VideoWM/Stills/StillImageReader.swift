@@ -1,6 +1,4 @@
-import CAVCodec
-import CAVFormat
-import CAVUtil
+import CFFmpeg
 import Overlay
 
 /// Decodes a still image (PNG, JPEG, WebP… anything FFmpeg's image demuxers read) to

@@ -1,6 +1,4 @@
-import CAVCodec
-import CAVUtil
-import CSwScale
+import CFFmpeg
 import Foundation
 import Overlay
 

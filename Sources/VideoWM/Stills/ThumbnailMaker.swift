@@ -1,8 +1,5 @@
+import CFFmpeg
 import Animation
-import CAVCodec
-import CAVFormat
-import CAVUtil
-import CSwScale
 import Foundation
 import Overlay
 

@@ -1,5 +1,13 @@
-#ifndef VIDEOWM_CAVUTIL_SHIM_H
-#define VIDEOWM_CAVUTIL_SHIM_H
+#ifndef VIDEOWM_CFFMPEG_SHIM_H
+#define VIDEOWM_CFFMPEG_SHIM_H
+// One module for FFmpeg's four libraries: their headers include libavutil's, so separate
+// Clang modules each got a textual copy of libavutil's declarations, and Swift then hid
+// enum constants (AVCOL_RANGE_JPEG…) depending on which module a file imported first.
+#include <libavformat/avformat.h>
+#include <libavformat/avio.h>
+#include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
+#include <libswscale/swscale.h>
 #include <errno.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
