@@ -13,9 +13,9 @@ let package = Package(
         .library(name: "Animation", targets: ["Animation"]),
     ],
     targets: [
-        // libavformat, libavcodec, libswscale and libavutil in one module: see Sources/CFFmpeg/shim.h.
+        // libavformat, libavcodec, libswscale, libswresample and libavutil in one module: see Sources/CFFmpeg/shim.h.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
 

@@ -1,6 +1,6 @@
 #ifndef VIDEOWM_CFFMPEG_SHIM_H
 #define VIDEOWM_CFFMPEG_SHIM_H
-// One module for FFmpeg's four libraries: their headers include libavutil's, so separate
+// One module for FFmpeg's libraries: their headers include libavutil's, so separate
 // Clang modules each got a textual copy of libavutil's declarations, and Swift then hid
 // enum constants (AVCOL_RANGE_JPEG…) depending on which module a file imported first.
 #include <libavformat/avformat.h>
@@ -8,6 +8,8 @@
 #include <libavcodec/avcodec.h>
 #include <libavcodec/bsf.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/audio_fifo.h>
 #include <errno.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>

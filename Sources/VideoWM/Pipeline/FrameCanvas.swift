@@ -6,7 +6,9 @@ struct PlanarYUVLayout: Equatable {
     var chromaShiftX: Int
     var chromaShiftY: Int
     var bitDepth: Int
+}
 
+extension PlanarYUVLayout {
     /// The layout of `format` if marks can be blended into it in place: planar YUV with
     /// 8-bit samples, or 9–16-bit samples in native (little-endian) 16-bit words. Semi-planar
     /// (NV12), packed and RGB formats are converted first.
@@ -50,15 +52,16 @@ func colorMatrix(of frame: UnsafeMutablePointer<AVFrame>) -> YUVColorMatrix {
     return YUVColorMatrix(coefficients: coefficients, isFullRange: full)
 }
 
-/// A canvas over a writable planar YUV frame.
-func planarCanvas(for frame: UnsafeMutablePointer<AVFrame>, layout: PlanarYUVLayout) -> PlanarYUVCanvas {
+/// A canvas over the top-left `width`×`height` of a writable planar YUV frame.
+func planarCanvas(for frame: UnsafeMutablePointer<AVFrame>, layout: PlanarYUVLayout, width: Int, height: Int) -> PlanarYUVCanvas {
     let f = frame.pointee
     func plane(_ i: Int) -> PlanarYUVCanvas.Plane {
         let data = withUnsafeBytes(of: f.data) { $0.load(fromByteOffset: i * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self) }
         let linesize = withUnsafeBytes(of: f.linesize) { $0.load(fromByteOffset: i * MemoryLayout<Int32>.stride, as: Int32.self) }
         return PlanarYUVCanvas.Plane(base: UnsafeMutableRawPointer(data!), bytesPerRow: Int(linesize))
     }
-    return PlanarYUVCanvas(width: Int(f.width), height: Int(f.height), luma: plane(0), u: plane(1), v: plane(2),
+    precondition(width <= Int(f.width) && height <= Int(f.height), "canvas larger than the frame")
+    return PlanarYUVCanvas(width: width, height: height, luma: plane(0), u: plane(1), v: plane(2),
                            chromaShiftX: layout.chromaShiftX, chromaShiftY: layout.chromaShiftY,
                            bitDepth: layout.bitDepth, matrix: colorMatrix(of: frame))
 }
@@ -70,5 +73,24 @@ func swsMatrix(for colorspace: AVColorSpace, height: Int) -> Int32 {
     case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
     case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: return SWS_CS_ITU601
     default: return height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601
+    }
+}
+
+/// How frames are described once converted for marking. YUV sources keep their matrix and
+/// range; RGB sources become limited-range YUV with the matrix players assume for that
+/// size (BT.709 from 720 lines, else BT.601), which the encoder must then signal.
+struct ConvertedColor: Equatable {
+    var colorspace: AVColorSpace
+    var range: AVColorRange
+
+    init(decodedFormat: AVPixelFormat, colorspace: AVColorSpace, range: AVColorRange, height: Int) {
+        let isRGB = av_pix_fmt_desc_get(decodedFormat).map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 } ?? false
+        if isRGB || colorspace == AVCOL_SPC_RGB {
+            self.colorspace = height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
+            self.range = AVCOL_RANGE_MPEG
+        } else {
+            self.colorspace = colorspace
+            self.range = range
+        }
     }
 }

@@ -12,14 +12,32 @@ final class FrameMarker {
     let targetFormat: AVPixelFormat
     let rotation: DisplayRotation
     let file: String
+    /// The decoded picture size, and the (possibly padded) size of the frames handed on.
+    let pictureWidth: Int
+    let pictureHeight: Int
+    let outputWidth: Int
+    let outputHeight: Int
     private var converter: FrameConverter?
 
-    init(compositor: Compositor, targetFormat: AVPixelFormat, rotation: DisplayRotation, file: String) {
+    init(compositor: Compositor, targetFormat: AVPixelFormat, rotation: DisplayRotation, file: String,
+         pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil) {
         precondition(PlanarYUVLayout(targetFormat) != nil, "marks need a planar YUV target")
         self.compositor = compositor
         self.targetFormat = targetFormat
         self.rotation = rotation
         self.file = file
+        self.pictureWidth = pictureWidth
+        self.pictureHeight = pictureHeight
+        self.outputWidth = outputWidth ?? pictureWidth
+        self.outputHeight = outputHeight ?? pictureHeight
+    }
+
+    /// The size an encoder of `format` needs for a `width`×`height` picture: rounded up to
+    /// whole chroma samples (4:2:0 and 4:2:2 encoders refuse odd sizes).
+    static func encodableSize(width: Int, height: Int, format: AVPixelFormat) -> (width: Int, height: Int) {
+        guard let layout = PlanarYUVLayout(format) else { return (width, height) }
+        let unitX = 1 << layout.chromaShiftX, unitY = 1 << layout.chromaShiftY
+        return ((width + unitX - 1) / unitX * unitX, (height + unitY - 1) / unitY * unitY)
     }
 
     /// The format marks are blended in for a stream decoding to `decoded`: the same when it can be, else 4:2:0.
@@ -28,23 +46,32 @@ final class FrameMarker {
     }
 
     /// Returns the marked frame: `frame` itself, or the converter's reused output frame.
-    func mark(_ frame: Frame, at time: PresentationTime, expectedWidth: Int, expectedHeight: Int) throws -> Frame {
-        guard frame.width == expectedWidth, frame.height == expectedHeight else {
-            throw VideoWMError.corrupt(file, "the picture size changes mid-stream (\(expectedWidth)×\(expectedHeight) to \(frame.width)×\(frame.height)); not supported yet")
+    func mark(_ frame: Frame, at time: PresentationTime) throws -> Frame {
+        guard frame.width == pictureWidth, frame.height == pictureHeight else {
+            throw VideoWMError.corrupt(file, "the picture size changes mid-stream (\(pictureWidth)×\(pictureHeight) to \(frame.width)×\(frame.height)); not supported yet")
         }
         var target = frame
-        if frame.pixelFormat != targetFormat {
+        if frame.pixelFormat != targetFormat || outputWidth != pictureWidth || outputHeight != pictureHeight {
+            let f = frame.pointer.pointee
+            let color = ConvertedColor(decodedFormat: frame.pixelFormat, colorspace: f.colorspace, range: f.color_range, height: frame.height)
             if converter == nil || converter!.sourceFormat != frame.pixelFormat {
-                let f = frame.pointer.pointee
+                // For RGB sources the source matrix is unused and the target's is `color`'s.
+                let isRGB = color.colorspace != f.colorspace
                 converter = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: targetFormat,
-                                               sourceMatrix: swsMatrix(for: f.colorspace, height: frame.height),
-                                               sourceFullRange: f.color_range == AVCOL_RANGE_JPEG, targetFullRange: f.color_range == AVCOL_RANGE_JPEG)
+                                               sourceMatrix: swsMatrix(for: color.colorspace, height: frame.height),
+                                               sourceFullRange: isRGB || f.color_range == AVCOL_RANGE_JPEG,
+                                               targetFullRange: color.range == AVCOL_RANGE_JPEG,
+                                               paddedWidth: outputWidth, paddedHeight: outputHeight)
             }
             target = try converter!.convert(frame)
+            target.pointer.pointee.colorspace = color.colorspace
+            target.pointer.pointee.color_range = color.range
         }
         if !compositor.isEmpty {
             try check(av_frame_make_writable(target.pointer), "preparing a frame", file: file, status: .ioError)
-            try compositor.composite(onto: planarCanvas(for: target.pointer, layout: PlanarYUVLayout(targetFormat)!), at: time, rotation: rotation)
+            // Marks go on the picture, not on padding.
+            let canvas = planarCanvas(for: target.pointer, layout: PlanarYUVLayout(targetFormat)!, width: pictureWidth, height: pictureHeight)
+            try compositor.composite(onto: canvas, at: time, rotation: rotation)
         }
         return target
     }

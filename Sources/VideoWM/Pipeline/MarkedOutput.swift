@@ -18,6 +18,9 @@ final class MarkedOutput {
     private let warn: WarningHandler
     /// Output stream index for each input stream; absent when the stream is left out.
     private var streamMap: [Int: Int] = [:]
+    /// Audio streams re-encoded instead of copied, by input stream index.
+    private var audioTranscoders: [Int: AudioTranscoder] = [:]
+    private let audioMode: EncodeSettings.AudioMode
     private(set) var droppedStreams: [String] = []
     private let videoOutputStream: UnsafeMutablePointer<AVStream>
     private let scratchFrame: Frame
@@ -25,12 +28,15 @@ final class MarkedOutput {
     private(set) var framesWritten = 0
 
     var copiesVideo: Bool { encoder == nil }
+    /// The hidden file being written until `finish()` moves it to `target`.
+    var temporaryPath: String { destination.temporaryPath }
 
     init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings,
          overwrite: Bool, warn: @escaping WarningHandler) throws {
         self.source = source
         self.target = target
         self.warn = warn
+        audioMode = settings.audio
         destination = try AtomicOutput(target: target, overwrite: overwrite, inputs: [source.path])
         muxer = try OutputFile(path: destination.temporaryPath, target: target)
         scratchFrame = try Frame()
@@ -58,7 +64,11 @@ final class MarkedOutput {
             try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation)
             self.encoder = encoder
             marker = FrameMarker(compositor: compositor, targetFormat: encoder.context.pointee.pix_fmt,
-                                 rotation: source.rotation, file: source.path)
+                                 rotation: source.rotation, file: source.path, pictureWidth: source.width, pictureHeight: source.height,
+                                 outputWidth: Int(encoder.context.pointee.width), outputHeight: Int(encoder.context.pointee.height))
+            if Int(encoder.context.pointee.width) != source.width || Int(encoder.context.pointee.height) != source.height {
+                warn("\(source.path): \(source.width)×\(source.height) padded to \(encoder.context.pointee.width)×\(encoder.context.pointee.height) for \(String(cString: av_get_pix_fmt_name(encoder.context.pointee.pix_fmt))) (the encoder needs even sizes); the extra column or row repeats the edge")
+            }
         }
         streamMap[source.videoIndex] = Int(videoOutputStream.pointee.index)
         try mapOtherStreams()
@@ -94,18 +104,20 @@ final class MarkedOutput {
         let dec = source.decoder.context.pointee
         let stream = source.videoStream.pointee
         let enc = encoder.context
-        enc.pointee.width = dec.width
-        enc.pointee.height = dec.height
-        enc.pointee.sample_aspect_ratio = dec.sample_aspect_ratio
         enc.pointee.pix_fmt = try chooseEncoderPixelFormat(encoder, decoded: dec.pix_fmt)
+        let size = FrameMarker.encodableSize(width: Int(dec.width), height: Int(dec.height), format: enc.pointee.pix_fmt)
+        enc.pointee.width = Int32(size.width)
+        enc.pointee.height = Int32(size.height)
+        enc.pointee.sample_aspect_ratio = dec.sample_aspect_ratio
         // Keep the input's time base so every timestamp passes through exactly.
         enc.pointee.time_base = stream.time_base
         let rate = stream.avg_frame_rate.num > 0 ? stream.avg_frame_rate : stream.r_frame_rate
         if rate.num > 0 && rate.den > 0 { enc.pointee.framerate = rate }
         enc.pointee.color_primaries = dec.color_primaries
         enc.pointee.color_trc = dec.color_trc
-        enc.pointee.colorspace = dec.colorspace
-        enc.pointee.color_range = dec.color_range
+        let color = ConvertedColor(decodedFormat: dec.pix_fmt, colorspace: dec.colorspace, range: dec.color_range, height: Int(dec.height))
+        enc.pointee.colorspace = color.colorspace
+        enc.pointee.color_range = color.range
         enc.pointee.chroma_sample_location = dec.chroma_sample_location
         enc.pointee.thread_count = Int32(settings.threads)
         enc.pointee.bit_rate = Int64(settings.bitRate ?? 0)
@@ -114,10 +126,16 @@ final class MarkedOutput {
     }
 
     /// The decoded format when the encoder takes it and marks can be blended into it;
-    /// otherwise the encoder's closest format that can.
+    /// otherwise 4:2:0 (8- or 10-bit, following the source), which every player plays;
+    /// otherwise the encoder's closest format that marks can be blended into.
     private static func chooseEncoderPixelFormat(_ encoder: Encoder, decoded: AVPixelFormat) throws -> AVPixelFormat {
         let supported = encoder.supportedPixelFormats
         if PlanarYUVLayout(decoded) != nil && (supported.isEmpty || supported.contains(decoded)) { return decoded }
+        let deep = (av_pix_fmt_desc_get(decoded)?.pointee.comp.0.depth ?? 8) > 8
+        for preferred in deep ? [AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV420P] : [AV_PIX_FMT_YUV420P]
+        where supported.isEmpty || supported.contains(preferred) {
+            return preferred
+        }
         let blendable = supported.isEmpty ? [AV_PIX_FMT_YUV420P] : supported.filter { PlanarYUVLayout($0) != nil }
         guard !blendable.isEmpty else { throw VideoWMError(.usage, "the \(encoder.name) encoder takes no planar YUV format") }
         var list = blendable + [AV_PIX_FMT_NONE]
@@ -130,6 +148,7 @@ final class MarkedOutput {
         for index in 0..<input.streamCount where index != source.videoIndex {
             let stream = input.stream(index)
             let par = stream.pointee.codecpar!
+            if par.pointee.codec_type == AVMEDIA_TYPE_AUDIO, try mapAudio(stream) { continue }
             guard muxer.accepts(par.pointee.codec_id) else {
                 let type = av_get_media_type_string(par.pointee.codec_type).map { String(cString: $0) } ?? "data"
                 let what = "stream \(index) (\(type), \(String(cString: avcodec_get_name(par.pointee.codec_id))))"
@@ -141,6 +160,33 @@ final class MarkedOutput {
             try Self.copyStreamSetup(from: stream, to: out, file: target)
             streamMap[index] = Int(out.pointee.index)
         }
+    }
+
+    /// Handles an audio stream that is not simply copied (re-encoded, or left out with
+    /// `--audio none`); returns false when it should be copied like any other stream.
+    private func mapAudio(_ stream: UnsafeMutablePointer<AVStream>) throws -> Bool {
+        let index = Int(stream.pointee.index)
+        let codecID = stream.pointee.codecpar.pointee.codec_id
+        let containerDefault: AudioTranscoder.Codec = muxer.formatName == "webm" ? .opus : .aac
+        let codec: AudioTranscoder.Codec
+        switch audioMode {
+        case .none:
+            return true
+        case .aac:
+            codec = .aac
+        case .opus:
+            codec = .opus
+        case .copy:
+            if muxer.accepts(codecID) { return false }
+            codec = containerDefault
+        }
+        let transcoder = try AudioTranscoder(stream: stream, codec: codec, muxer: muxer)
+        audioTranscoders[index] = transcoder
+        streamMap[index] = Int(transcoder.outputStream.pointee.index)
+        if audioMode == .copy {
+            warn("\(source.path): audio stream \(index) (\(String(cString: avcodec_get_name(codecID)))) cannot be stored in a .\((target as NSString).pathExtension) file; re-encoded with \(transcoder.encoderName)")
+        }
+        return true
     }
 
     private func copyChapters() {
@@ -175,8 +221,7 @@ final class MarkedOutput {
             frame = scratchFrame
         }
         defer { if !exclusive { scratchFrame.unref() } }
-        let marked = try marker.mark(frame, at: timed.time, expectedWidth: Int(encoder.context.pointee.width),
-                                     expectedHeight: Int(encoder.context.pointee.height))
+        let marked = try marker.mark(frame, at: timed.time)
         marked.pointer.pointee.pts = timed.pts
         marked.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         try encoder.send(marked)
@@ -188,6 +233,10 @@ final class MarkedOutput {
     func passThrough(_ packet: Packet) throws {
         let index = packet.streamIndex
         if index == source.videoIndex && !copiesVideo { return }
+        if let audio = audioTranscoders[index] {
+            try audio.consume(packet, into: muxer)
+            return
+        }
         guard let outIndex = streamMap[index] else { return }
         scratchPacket.unref()
         try check(av_packet_ref(scratchPacket.pointer, packet.pointer), "referencing a packet", file: target, status: .ioError)
@@ -209,11 +258,20 @@ final class MarkedOutput {
         }
     }
 
+    /// Gives the output up: its temporary file is removed now, and no later call may write.
+    /// A batch does this to one failed output while the others sharing its decode go on.
+    func abandon() {
+        destination.discard()
+    }
+
     /// Drains the encoder, finishes the file and moves it into place.
     func finish() throws {
         if let encoder {
             try encoder.send(nil)
             try writeEncodedPackets()
+        }
+        for index in audioTranscoders.keys.sorted() {
+            try audioTranscoders[index]!.finish(into: muxer)
         }
         try muxer.finish()
         try destination.commit()

@@ -63,8 +63,8 @@ public enum ThumbnailMaker {
         }
         let width = shown.width, height = shown.height
         let marker = FrameMarker(compositor: compositor, targetFormat: FrameMarker.markingFormat(forDecoded: shown.pixelFormat),
-                                 rotation: rotation, file: video)
-        let marked = try marker.mark(shown, at: time, expectedWidth: width, expectedHeight: height)
+                                 rotation: rotation, file: video, pictureWidth: width, pictureHeight: height)
+        let marked = try marker.mark(shown, at: time)
         let f = marked.pointer.pointee
         let toRGBA = try FrameConverter(width: width, height: height, from: marked.pixelFormat, to: AV_PIX_FMT_RGBA,
                                         sourceMatrix: swsMatrix(for: f.colorspace, height: height),
