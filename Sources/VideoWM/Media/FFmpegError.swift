@@ -13,13 +13,17 @@ enum AVErrorCode {
     static let endOfFile = vwm_averror_eof()
     static let invalidData = vwm_averror_invaliddata()
     static let noSpace = vwm_averror(ENOSPC)
+    static let fileTooLarge = vwm_averror(EFBIG)
+    static let quotaExceeded = vwm_averror(EDQUOT)
     static let exit = vwm_averror_exit()
 }
 
 /// A failed FFmpeg call, turned into a library error with the operation and the file.
 func ffmpegFailure(_ code: Int32, _ operation: String, file: String, status: ExitStatus) -> VideoWMError {
     if code == AVErrorCode.exit { return .interrupted }
-    if code == AVErrorCode.noSpace { return VideoWMError(.ioError, "\(file): \(operation) failed: \(ffmpegMessage(code))") }
+    if [AVErrorCode.noSpace, AVErrorCode.fileTooLarge, AVErrorCode.quotaExceeded].contains(code) {
+        return VideoWMError(.ioError, "\(file): \(operation) failed: \(ffmpegMessage(code))")
+    }
     return VideoWMError(status, "\(file): \(operation) failed: \(ffmpegMessage(code))")
 }
 

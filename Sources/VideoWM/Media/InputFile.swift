@@ -23,6 +23,9 @@ final class InputFile {
         ctx.pointee.interrupt_callback.callback = { _ in Interruption.isRequested ? 1 : 0 }
         var options: OpaquePointer?
         av_dict_set(&options, "protocol_whitelist", isURL ? "http,https,tcp,tls,crypto" : "file", 0)
+        // Media containers and still images only: playlist and concat demuxers (HLS, DASH,
+        // ffconcat…) would open further files named inside the input.
+        av_dict_set(&options, "format_whitelist", Self.allowedFormats, 0)
         var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
         // FFmpeg's "file" protocol takes "file:" prefixes; a path with a colon would be read as a URL.
         let url = isURL ? path : "file:" + path
@@ -46,6 +49,14 @@ final class InputFile {
         avformat_close_input(&c)
     }
 
+    /// Demuxers an input may be read with (FFmpeg's names; a demuxer named
+    /// "mov,mp4,m4a,3gp,3g2,mj2" matches any of its parts).
+    static let allowedFormats = [
+        "mov", "mp4", "matroska", "webm", "avi", "mpegts", "mpeg", "mpegvideo", "flv", "ogg", "asf", "wav", "mxf", "dv",
+        "h264", "hevc", "m4v", "ivf", "obu", "yuv4mpegpipe", "gif", "apng", "mp3", "aac", "flac",
+        "image2", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "gif_pipe",
+    ].joined(separator: ",")
+
     var streamCount: Int { Int(context.pointee.nb_streams) }
 
     func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
@@ -57,8 +68,15 @@ final class InputFile {
     func bestVideoStreamIndex() -> Int? {
         let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0 else { return nil }
-        if stream(Int(index)).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { return nil }
-        return Int(index)
+        if !isCoverArt(Int(index)) { return Int(index) }
+        // FFmpeg may rank a large cover picture first; the video is another stream.
+        return (0..<streamCount).first {
+            stream($0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && !isCoverArt($0)
+        }
+    }
+
+    func isCoverArt(_ index: Int) -> Bool {
+        stream(index).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
     }
 
     /// Reads the next packet; false at the end of the file.

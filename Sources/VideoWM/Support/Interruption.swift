@@ -15,6 +15,9 @@ public enum Interruption {
 
     /// Installs the handlers (once, from the command line's entry point).
     public static func install() {
+        // Past a file-size limit (ulimit -f) a write should fail with EFBIG, which we report
+        // as exit 74 and clean up after, instead of the signal killing the process mid-file.
+        signal(SIGXFSZ, SIG_IGN)
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// SPEC's guarantees under faults: interrupts, full disks, damaged and hostile inputs.
+@Suite("guarantees under faults")
+struct GuaranteesTests {
+    func simpleConfig(_ h: Harness) throws -> String {
+        try h.write("c.json", #"{ "watermarks": [ { "text": "guarantee", "size": 0.08, "opacity": 0.8, "anchor": "center" } ] }"#)
+    }
+
+    func partialFiles(_ h: Harness) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: h.directory.path).filter { $0.contains("videowm-partial") }
+    }
+
+    @Test("SIGINT stops promptly, removes the temporary file, keeps the existing output, exits 130")
+    func interruptCleansUp() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", width: 640, height: 360, seconds: 20, audio: true)
+        let config = try simpleConfig(h)
+        let existing = try h.write("out.mp4", "precious")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
+        process.arguments = ["transcode", input, existing, "-c", config, "-y", "--preset", "slow"]
+        process.currentDirectoryURL = h.directory
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the temporary file exists (work has started), then interrupt.
+        let deadline = Date().addingTimeInterval(30)
+        while try partialFiles(h).isEmpty && Date() < deadline { usleep(20_000) }
+        usleep(300_000)
+        let sent = Date()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(sent) < 5, "took \(Date().timeIntervalSince(sent)) s to stop")
+        #expect(process.terminationStatus == 130)
+        #expect(try partialFiles(h).isEmpty)
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "precious")
+    }
+
+    @Test("a write error (file size limit, like a full disk) exits 74 and leaves no file")
+    func writeErrorIsReported() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", width: 640, height: 360, seconds: 4, audio: true)
+        let config = try simpleConfig(h)
+        // ulimit -f counts 1024-byte blocks: 64 KiB is far smaller than the output.
+        let r = try h.run("/bin/bash", ["-c", "ulimit -f 64; exec \"$0\" \"$@\"", Harness.videowmPath, "transcode", input, h.path("out.mp4"), "-c", config])
+        #expect(r.status == 74, "\(r.stderr)")
+        #expect(r.stderr.contains("out.mp4"))
+        #expect(!FileManager.default.fileExists(atPath: h.path("out.mp4")))
+        #expect(try partialFiles(h).isEmpty)
+    }
+
+    @Test("a truncated MP4 (no index) fails with exit 65 and no output")
+    func truncatedInput() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // Without +faststart the index is at the end; cutting the file loses it.
+        let input = try h.makeClip("in.mp4", seconds: 2, audio: true)
+        let data = try Data(contentsOf: URL(fileURLWithPath: input))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: h.path("cut.mp4")))
+        let r = try h.videowm("transcode", h.path("cut.mp4"), h.path("out.mp4"), "-c", try simpleConfig(h))
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("cut.mp4"))
+        #expect(!FileManager.default.fileExists(atPath: h.path("out.mp4")))
+    }
+
+    @Test("damaged packets are concealed and reported, or fatal with --errors fail")
+    func damagedPackets() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.ts", seconds: 3, audio: false, extra: ["-g", "15"])
+        var data = try Data(contentsOf: URL(fileURLWithPath: input))
+        // Scribble over payload bytes in the middle, keeping the 188-byte packet headers.
+        var generator = SplitMix(seed: 7)
+        for packet in stride(from: data.count / 3, to: data.count / 2, by: 188 * 7) {
+            for offset in 8..<180 where packet + offset < data.count {
+                data[packet + offset] = UInt8(truncatingIfNeeded: generator.next())
+            }
+        }
+        try data.write(to: URL(fileURLWithPath: h.path("damaged.ts")))
+        let config = try simpleConfig(h)
+        let warned = try h.videowm("transcode", h.path("damaged.ts"), h.path("ok.mp4"), "-c", config)
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(warned.stderr.contains("damaged"), "\(warned.stderr)")
+        #expect(FileManager.default.fileExists(atPath: h.path("ok.mp4")))
+        let failed = try h.videowm("transcode", h.path("damaged.ts"), h.path("fail.mp4"), "-c", config, "--errors", "fail")
+        #expect(failed.status == 65, "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: h.path("fail.mp4")))
+        #expect(try partialFiles(h).isEmpty)
+    }
+
+    @Test("a playlist disguised as a video cannot make the tool read other files")
+    func disguisedPlaylistIsRefused() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        _ = try h.makeClip("secret.ts", seconds: 1, audio: false)
+        let playlist = try h.write("video.mp4", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nsecret.ts\n#EXT-X-ENDLIST\n")
+        let r = try h.videowm("transcode", playlist, h.path("out.mp4"), "-c", try simpleConfig(h))
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: h.path("out.mp4")))
+    }
+}
+
+/// A tiny deterministic generator for test data.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
