@@ -98,13 +98,17 @@ struct Harness {
     /// Number of decoded video frames, counted by ffprobe.
     func videoFrameCount(_ file: String) throws -> Int {
         let out = try ffprobe(["-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file])
-        return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        // MPEG-TS adds empty program lines: take the first number.
+        return out.split(separator: "\n").lazy.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first ?? -1
     }
 
-    /// Presentation times of the video frames, as ffprobe reports them.
+    /// Presentation times of the video frames in seconds, as ffprobe reports them (to the microsecond).
     func videoFrameTimes(_ file: String) throws -> [String] {
         try ffprobe(["-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", file])
-            .split(separator: "\n").map(String.init)
+            .split(separator: "\n").compactMap { line in
+                let field = line.split(separator: ",").first.map(String.init) ?? ""
+                return Double(field) == nil ? nil : field
+            }
     }
 
     /// One decoded frame as RGB24 bytes.

@@ -31,8 +31,13 @@ final class OutputFile {
 
     /// Whether the container can hold a stream of this codec.
     func accepts(_ codec: AVCodecID) -> Bool {
-        avformat_query_codec(context.pointee.oformat, codec, FF_COMPLIANCE_NORMAL) == 1
+        // FFmpeg 5.1's MP4 muxer lists FLAC but refuses it at write time as experimental.
+        if codec == AV_CODEC_ID_FLAC && isMP4Family { return false }
+        return avformat_query_codec(context.pointee.oformat, codec, FF_COMPLIANCE_NORMAL) == 1
     }
+
+    /// MP4, MOV and their relatives (one muxer family, with the same options).
+    var isMP4Family: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(formatName) }
 
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 

@@ -31,8 +31,16 @@ final class MarkedOutput {
     /// The hidden file being written until `finish()` moves it to `target`.
     var temporaryPath: String { destination.temporaryPath }
 
+    /// What happens to the video when no layer applies.
+    enum UnmarkedVideo {
+        /// Copy it packet for packet (a batch row whose `unless` removed every layer).
+        case copy
+        /// Re-encode it anyway (`transcode` with an empty config still changes codec or quality as asked).
+        case reencode
+    }
+
     init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings,
-         overwrite: Bool, warn: @escaping WarningHandler) throws {
+         overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, warn: @escaping WarningHandler) throws {
         self.source = source
         self.target = target
         self.warn = warn
@@ -43,7 +51,7 @@ final class MarkedOutput {
         scratchPacket = try Packet()
         let inputStream = source.videoStream
         videoOutputStream = try muxer.addStream()
-        if compositor.isEmpty {
+        if compositor.isEmpty && unmarkedVideo == .copy {
             encoder = nil
             marker = nil
             try Self.copyStreamSetup(from: inputStream, to: videoOutputStream, file: target)
@@ -61,7 +69,7 @@ final class MarkedOutput {
             // Keep the display rotation: marks are drawn rotated into the stored frame, so the
             // player's one rotation makes both picture and mark upright.
             Self.copyDisplayMatrix(from: inputStream, to: videoOutputStream)
-            try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation)
+            try mapOverlayErrors { try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation) }
             self.encoder = encoder
             marker = FrameMarker(compositor: compositor, targetFormat: encoder.context.pointee.pix_fmt,
                                  rotation: source.rotation, file: source.path, pictureWidth: source.width, pictureHeight: source.height,
@@ -75,7 +83,16 @@ final class MarkedOutput {
         av_dict_copy(&muxer.context.pointee.metadata, source.input.context.pointee.metadata, 0)
         copyChapters()
         var muxOptions: [String: String] = [:]
-        if ["mp4", "mov", "ipod", "3gp"].contains(muxer.formatName) { muxOptions["movflags"] = "+faststart" }
+        if muxer.isMP4Family {
+            muxOptions["movflags"] = "+faststart"
+            // The video track keeps the input's clock, so every timestamp is stored exactly.
+            let timeBase = videoOutputStream.pointee.time_base
+            if timeBase.num == 1 && timeBase.den > 0 && timeBase.den <= 1_000_000 {
+                muxOptions["video_track_timescale"] = String(timeBase.den)
+                // Edit lists (a start offset, B-frame delay) count in the movie timescale: the same clock keeps them exact.
+                muxOptions["movie_timescale"] = String(timeBase.den)
+            }
+        }
         try muxer.writeHeader(options: muxOptions)
     }
 

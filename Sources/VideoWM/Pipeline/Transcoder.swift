@@ -44,7 +44,7 @@ public struct Transcoder {
     public func run() throws -> TranscodeSummary {
         let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
         let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings,
-                                    overwrite: overwrite, warn: warn)
+                                    overwrite: overwrite, unmarkedVideo: .reencode, warn: warn)
         let total = source.input.durationSeconds
         try source.run(onFrame: { timed in
             try sink.consume(timed, exclusive: true)

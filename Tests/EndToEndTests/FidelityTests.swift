@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+
+/// Issue 5: whatever users feed it comes out right — containers, codecs, bit depths,
+/// timing, rotation, odd sizes and every stream.
+@Suite("faithful transcoding")
+struct FidelityTests {
+    static let config = ##"{ "watermarks": [ { "text": "mark", "size": 0.1, "opacity": 0.9, "anchor": "bottom-right", "box": { "color": "#FF00FF", "padding": 0.02 } } ] }"##
+
+    struct Source: CustomTestStringConvertible, Sendable {
+        var name: String
+        var encode: [String]
+        var outputExtension: String
+        var bitDepth: Int = 8
+        var testDescription: String { name }
+    }
+
+    static let sources: [Source] = [
+        Source(name: "h264.mp4", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"], outputExtension: "mp4"),
+        Source(name: "prores.mov", encode: ["-c:v", "prores_ks", "-pix_fmt", "yuv422p10le", "-c:a", "pcm_s16le"], outputExtension: "mp4", bitDepth: 10),
+        Source(name: "hevc10.mkv", encode: ["-c:v", "libx265", "-pix_fmt", "yuv420p10le", "-x265-params", "log-level=error", "-c:a", "aac"], outputExtension: "mkv", bitDepth: 10),
+        Source(name: "vp9-444.webm", encode: ["-c:v", "libvpx-vp9", "-pix_fmt", "yuv444p", "-deadline", "realtime", "-c:a", "libvorbis"], outputExtension: "webm"),
+        Source(name: "av1.mkv", encode: ["-c:v", "libsvtav1", "-preset", "12", "-c:a", "aac"], outputExtension: "mkv"),
+        Source(name: "mpeg4.avi", encode: ["-c:v", "mpeg4", "-c:a", "libmp3lame"], outputExtension: "mp4"),
+        Source(name: "h264-422.ts", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv422p", "-c:a", "mp2"], outputExtension: "mov"),
+        Source(name: "h264-444.mkv", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv444p", "-c:a", "flac"], outputExtension: "mp4"),
+    ]
+
+    @Test("containers, codecs and bit depths: same frames, same times, audio kept", arguments: sources)
+    func everyFrameOfEveryFormat(source: Source) throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = h.path(source.name)
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=192x144:rate=25:duration=0.6", "-f", "lavfi", "-i", "sine=r=48000:d=0.6"]
+                     + source.encode + [input])
+        let config = try h.write("c.json", Self.config)
+        let output = h.path("out.\(source.outputExtension)")
+        let r = try h.videowm("transcode", input, output, "-c", config, "-q")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try h.videoFrameCount(output) == h.videoFrameCount(input))
+        #expect(try h.videoFrameTimes(output) == h.videoFrameTimes(input))
+        let audio = try h.ffprobe(["-select_streams", "a", "-show_entries", "stream=codec_name", "-of", "csv=p=0", output])
+        #expect(!audio.isEmpty, "no audio in \(output)")
+        let pixelFormat = try h.ffprobe(["-select_streams", "v:0", "-show_entries", "stream=pix_fmt", "-of", "csv=p=0", output])
+        #expect(pixelFormat.contains("10le") == (source.bitDepth == 10), "pixel format \(pixelFormat)")
+    }
+
+    /// FFmpeg 5.1's Matroska muxer shifts every stream by Opus's pre-skip (6.5 ms) when it
+    /// copies Opus whose first timestamps are negative; the ffmpeg tool's `-c copy` does the same.
+    @Test("Opus in Matroska keeps the video's presentation times",
+          .disabled("known: FFmpeg's Matroska muxer shifts all streams by the Opus pre-skip; needs its own fix"))
+    func opusInMatroska() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=0.4", "-f", "lavfi", "-i", "sine=r=48000:d=0.4",
+                      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "libopus", h.path("in.mkv")])
+        let r = try h.videowm("transcode", h.path("in.mkv"), h.path("out.mkv"), "-c", try h.write("c.json", Self.config))
+        #expect(r.status == 0)
+        #expect(try h.videoFrameTimes(h.path("out.mkv")) == h.videoFrameTimes(h.path("in.mkv")))
+    }
+
+    @Test("variable frame rate and a non-zero start keep every presentation time")
+    func variableFrameRateAndStartOffset() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // Irregular frame times (30 fps, then 10 fps, then 60 fps), starting at 10 s.
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=60:duration=2",
+                      "-vf", "select='lt(n,30)+between(n,30,60)*not(mod(n,6))+gt(n,60)',setpts='N/60/TB+if(gt(N,30),0.25/TB,0)'",
+                      "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "ultrafast", "-output_ts_offset", "10", h.path("vfr.mkv")])
+        let config = try h.write("c.json", Self.config)
+        for ext in ["mkv", "mp4"] {
+            let r = try h.videowm("transcode", h.path("vfr.mkv"), h.path("out.\(ext)"), "-c", config)
+            #expect(r.status == 0, "\(r.stderr)")
+            let times = try h.videoFrameTimes(h.path("out.\(ext)"))
+            #expect(times == (try h.videoFrameTimes(h.path("vfr.mkv"))), ".\(ext)")
+        }
+    }
+
+    @Test("a phone video's display rotation: upright output, mark where a viewer sees bottom-right")
+    func rotatedInput() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("landscape.mp4", width: 320, height: 240, seconds: 0.5, audio: false)
+        try setDisplayMatrixRotatedClockwise(mp4: input, to: h.path("portrait.mp4"))
+        let config = try h.write("c.json", Self.config)
+        let r = try h.videowm("transcode", h.path("portrait.mp4"), h.path("out.mp4"), "-c", config)
+        #expect(r.status == 0, "\(r.stderr)")
+        let rotation = try h.ffprobe(["-select_streams", "v:0", "-show_entries", "stream_side_data=rotation", "-of", "csv=p=0", h.path("out.mp4")])
+        #expect(rotation.trimmingCharacters(in: .whitespacesAndNewlines) == "-90", "rotation kept once: \(rotation)")
+        // ffmpeg applies the rotation when decoding, as players do: 240×320 upright.
+        let shown = try h.rgbFrame(h.path("out.mp4"), at: 0, width: 240, height: 320)
+        let bottomRight = meanColor(shown, width: 240, x: 200..<225, y: 290..<305)
+        let topLeft = meanColor(shown, width: 240, x: 10..<40, y: 10..<30)
+        #expect(bottomRight.0 > 180 && bottomRight.1 < 90 && bottomRight.2 > 180, "plate colour bottom-right \(bottomRight)")
+        #expect(!(topLeft.0 > 180 && topLeft.1 < 90 && topLeft.2 > 180), "plate not top-left")
+    }
+
+    @Test("an odd-sized RGB source plays: padded to even 4:2:0, picture whole, notice printed")
+    func oddSizedRGBSource() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=0.4", "-vf", "scale=641:361",
+                      "-c:v", "ffv1", "-pix_fmt", "bgr0", h.path("odd.mkv")])
+        let r = try h.videowm("transcode", h.path("odd.mkv"), h.path("out.mp4"), "-c", try h.write("c.json", Self.config))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("641×361 padded to 642×362"))
+        let stream = try h.ffprobe(["-select_streams", "v:0", "-show_entries", "stream=width,height,pix_fmt,color_space", "-of", "csv=p=0", h.path("out.mp4")])
+        #expect(stream.trimmingCharacters(in: .whitespacesAndNewlines) == "642,362,yuv420p,smpte170m")
+        #expect(try h.videoFrameCount(h.path("out.mp4")) == 10)
+    }
+
+    @Test("every audio and subtitle track, languages, dispositions, chapters, metadata and cover art are kept")
+    func everyStreamIsKept() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        _ = try h.write("subs.srt", "1\n00:00:00,000 --> 00:00:00,500\nHello\n")
+        _ = try h.write("chapters.txt", ";FFMETADATA1\ntitle=Lecture 3\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=400\ntitle=Intro\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=400\nEND=800\ntitle=Body\n")
+        try h.ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=64x64", "-frames:v", "1", h.path("cover.png")])
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=0.8",
+                      "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.8", "-f", "lavfi", "-i", "sine=f=880:r=44100:d=0.8",
+                      "-i", h.path("subs.srt"), "-i", h.path("chapters.txt"), "-i", h.path("cover.png"),
+                      "-map", "0", "-map", "1", "-map", "2", "-map", "3", "-map", "5", "-map_metadata", "4", "-map_chapters", "4",
+                      "-c:v:0", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-c:s", "mov_text", "-c:v:1", "png",
+                      "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra",
+                      "-disposition:a:0", "default", "-disposition:a:1", "0", "-disposition:v:1", "attached_pic",
+                      h.path("in.mp4")])
+        let r = try h.videowm("transcode", h.path("in.mp4"), h.path("out.mp4"), "-c", try h.write("c.json", Self.config))
+        #expect(r.status == 0, "\(r.stderr)")
+        func streams(_ file: String) throws -> String {
+            try h.ffprobe(["-show_entries", "stream=codec_type,codec_name:stream_tags=language:stream_disposition=default,attached_pic", "-of", "compact", file])
+        }
+        let inStreams = try streams(h.path("in.mp4")).split(separator: "\n").map { $0.replacingOccurrences(of: "codec_name=h264", with: "") }
+        let outStreams = try streams(h.path("out.mp4")).split(separator: "\n").map { $0.replacingOccurrences(of: "codec_name=h264", with: "") }
+        #expect(inStreams == outStreams)
+        let chapters = try h.ffprobe(["-show_chapters", "-of", "csv=p=0", h.path("out.mp4")])
+        #expect(chapters.contains("Intro") && chapters.contains("Body"), "\(chapters)")
+        let title = try h.ffprobe(["-show_entries", "format_tags=title", "-of", "csv=p=0", h.path("out.mp4")])
+        #expect(title.contains("Lecture 3"))
+        #expect(try h.packetChecksums(h.path("out.mp4"), stream: "a:1") == h.packetChecksums(h.path("in.mp4"), stream: "a:1"))
+    }
+
+    @Test("audio re-encoded for a container that cannot hold it stays in sync")
+    func reencodedAudioStaysInSync() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 3, audio: true)
+        let r = try h.videowm("transcode", input, h.path("out.webm"), "-c", try h.write("c.json", Self.config), "--crf", "40")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("re-encoded with libopus"))
+        func times(_ file: String, _ stream: String) throws -> (Double, Double) {
+            let out = try h.ffprobe(["-select_streams", stream, "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", file])
+            let rows = out.split(separator: "\n").compactMap { line -> (Double, Double)? in
+                let parts = line.split(separator: ",")
+                guard parts.count >= 2, let t = Double(parts[0]), let d = Double(parts[1]) else { return nil }
+                return (t, d)
+            }
+            let start = rows.map(\.0).min() ?? -1
+            let end = rows.map { $0.0 + $0.1 }.max() ?? -1
+            return (start, end)
+        }
+        let (inStart, inEnd) = try times(input, "a:0")
+        let (outStart, outEnd) = try times(h.path("out.webm"), "a:0")
+        // Within one video frame (1/30 s) at both ends.
+        #expect(abs(outStart - inStart) < 1.0 / 30, "start \(inStart) → \(outStart)")
+        #expect(abs(outEnd - inEnd) < 1.0 / 30, "end \(inEnd) → \(outEnd)")
+    }
+
+    @Test("an input without video is refused clearly")
+    func audioOnlyInput() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        try h.ffmpeg(["-f", "lavfi", "-i", "sine=r=48000:d=0.5", "-c:a", "aac", h.path("talk.m4a")])
+        let r = try h.videowm("transcode", h.path("talk.m4a"), h.path("out.mp4"), "-c", try h.write("c.json", Self.config))
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("talk.m4a") && r.stderr.contains("no video"))
+    }
+}
+
+/// Rewrites the video track header's display matrix of an MP4 written by ffmpeg so players
+/// rotate it 90° clockwise, as phones record portrait video (ffmpeg 5.1 cannot set it).
+func setDisplayMatrixRotatedClockwise(mp4 input: String, to output: String) throws {
+    var data = try Data(contentsOf: URL(fileURLWithPath: input))
+    guard let range = data.range(of: Data("tkhd".utf8)) else { throw HarnessError.toolFailed("no tkhd box") }
+    let box = range.lowerBound - 4
+    precondition(data[box + 8] == 0, "version-0 tkhd expected")
+    // Matrix {a, b, u, c, d, v, x, y, w} in 16.16 (w in 2.30) at offset 48 of a version-0 tkhd.
+    let values: [UInt32] = [0, 0x10000, 0, 0xFFFF_0000, 0, 0, 0, 0, 0x4000_0000]
+    for (i, v) in values.enumerated() {
+        let offset = box + 48 + i * 4
+        data[offset] = UInt8(v >> 24); data[offset + 1] = UInt8((v >> 16) & 0xFF)
+        data[offset + 2] = UInt8((v >> 8) & 0xFF); data[offset + 3] = UInt8(v & 0xFF)
+    }
+    try data.write(to: URL(fileURLWithPath: output))
+}
