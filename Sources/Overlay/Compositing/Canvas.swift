@@ -144,7 +144,7 @@ public struct PlanarYUVCanvas: CompositingCanvas {
         let wide = bitDepth > 8
         planar.luma.withUnsafeBufferPointer { samples in
             planar.lumaAlpha.withUnsafeBufferPointer { alpha in
-                blendPlane(luma, planeWidth: width, planeHeight: height, samples: samples, alpha: alpha,
+                blendPlane(luma, planeWidth: width, planeHeight: height, samples: samples, alpha: alpha, spans: planar.lumaSpans,
                            markWidth: planar.width, markHeight: planar.height, atX: x, y: y, opacity: opacity, wide: wide)
             }
         }
@@ -152,7 +152,7 @@ public struct PlanarYUVCanvas: CompositingCanvas {
             for (plane, samples) in [(u, planar.chromaU), (v, planar.chromaV)] {
                 samples.withUnsafeBufferPointer { samples in
                     blendPlane(plane, planeWidth: chromaWidth, planeHeight: chromaHeight, samples: samples, alpha: alpha,
-                               markWidth: planar.chromaWidth, markHeight: planar.chromaHeight,
+                               spans: planar.chromaSpans, markWidth: planar.chromaWidth, markHeight: planar.chromaHeight,
                                atX: chromaX, y: chromaY, opacity: opacity, wide: wide)
                 }
             }
@@ -161,43 +161,46 @@ public struct PlanarYUVCanvas: CompositingCanvas {
 }
 
 /// Blends premultiplied samples over one plane: `out = P + D·(255 − A) / 255`, with P and A
-/// scaled by `opacity` first. Division by 255 is integer, rounded to nearest.
+/// scaled by `opacity` first, visiting only the runs where the mark has alpha. Division by
+/// 255 is integer, rounded to nearest (`divideBy255` for 8-bit planes).
 private func blendPlane(_ plane: PlanarYUVCanvas.Plane, planeWidth: Int, planeHeight: Int,
-                        samples: UnsafeBufferPointer<UInt16>, alpha: UnsafeBufferPointer<UInt8>,
+                        samples: UnsafeBufferPointer<UInt16>, alpha: UnsafeBufferPointer<UInt8>, spans: CoverageSpans,
                         markWidth: Int, markHeight: Int, atX x: Int, y: Int, opacity: UInt8, wide: Bool) {
     let area = PixelRect(x: x, y: y, width: markWidth, height: markHeight)
         .intersection(PixelRect(x: 0, y: 0, width: planeWidth, height: planeHeight))
     guard !area.isEmpty else { return }
     let factor = UInt32(opacity)
     for row in area.y..<area.maxY {
-        let markRow = (row - y) * markWidth - x
+        let markRowStart = (row - y) * markWidth
         let rowBase = plane.base + row * plane.bytesPerRow
-        if wide {
-            let dst = rowBase.assumingMemoryBound(to: UInt16.self)
-            for column in area.x..<area.maxX {
-                var a = UInt32(alpha[markRow + column])
-                if a == 0 { continue }
-                var p = UInt32(samples[markRow + column])
-                if factor != 255 {
-                    a = (a * factor + 127) / 255
-                    p = (p * factor + 127) / 255
+        // Runs are in mark columns; the plane column is mark column + x.
+        spans.forEachRun(inRow: row - y, clippedTo: area.x - x, area.maxX - x) { start, end in
+            if wide {
+                let dst = (rowBase.assumingMemoryBound(to: UInt16.self)) + x
+                for column in start..<end {
+                    var a = UInt32(alpha[markRowStart + column])
+                    var p = UInt32(samples[markRowStart + column])
+                    if factor != 255 {
+                        a = (a * factor + 127) / 255
+                        p = (p * factor + 127) / 255
+                    }
+                    dst[column] = UInt16(truncatingIfNeeded: p + (UInt32(dst[column]) * (255 - a) + 127) / 255)
                 }
-                dst[column] = UInt16(truncatingIfNeeded: p + (UInt32(dst[column]) * (255 - a) + 127) / 255)
-            }
-        } else {
-            let dst = rowBase.assumingMemoryBound(to: UInt8.self)
-            for column in area.x..<area.maxX {
-                var a = UInt32(alpha[markRow + column])
-                if a == 0 { continue }
-                var p = UInt32(samples[markRow + column])
-                if factor != 255 {
-                    a = UInt32(divideBy255(a * factor))
-                    p = UInt32(divideBy255(p * factor))
-                }
-                if a == 255 {
-                    dst[column] = UInt8(truncatingIfNeeded: p)
+            } else {
+                let dst = rowBase.assumingMemoryBound(to: UInt8.self) + x
+                if factor == 255 {
+                    for column in start..<end {
+                        let a = UInt32(alpha[markRowStart + column])
+                        let p = UInt32(samples[markRowStart + column])
+                        dst[column] = a == 255 ? UInt8(truncatingIfNeeded: p)
+                            : UInt8(truncatingIfNeeded: min(255, p + UInt32(divideBy255(UInt32(dst[column]) * (255 - a)))))
+                    }
                 } else {
-                    dst[column] = UInt8(truncatingIfNeeded: min(255, p + UInt32(divideBy255(UInt32(dst[column]) * (255 - a)))))
+                    for column in start..<end {
+                        let a = UInt32(divideBy255(UInt32(alpha[markRowStart + column]) * factor))
+                        let p = UInt32(divideBy255(UInt32(samples[markRowStart + column]) * factor))
+                        dst[column] = UInt8(truncatingIfNeeded: min(255, p + UInt32(divideBy255(UInt32(dst[column]) * (255 - a)))))
+                    }
                 }
             }
         }

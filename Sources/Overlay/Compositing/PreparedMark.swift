@@ -44,6 +44,9 @@ struct PlanarMark {
     var height: Int
     var chromaWidth: Int
     var chromaHeight: Int
+    /// Where luma and chroma alpha are non-zero, row by row.
+    var lumaSpans: CoverageSpans
+    var chromaSpans: CoverageSpans
 
     init(image: PremultipliedRGBAImage, key: PreparedMark.PlanarKey) {
         width = image.width
@@ -99,5 +102,8 @@ struct PlanarMark {
         chromaU = cu
         chromaV = cv
         chromaAlpha = ca
+        let (w, h, cw, ch) = (width, height, chromaWidth, chromaHeight)
+        lumaSpans = alpha.withUnsafeBufferPointer { CoverageSpans(alpha: $0, width: w, height: h) }
+        chromaSpans = ca.withUnsafeBufferPointer { CoverageSpans(alpha: $0, width: cw, height: ch) }
     }
 }
