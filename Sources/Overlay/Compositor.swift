@@ -39,6 +39,14 @@ public struct LayerSpec: Sendable {
         }
     }
 
+    /// Where a layer was defined, so a failure can name it: for a config layer, the config
+    /// file and the layer's JSON path (`watermarks[2]`).
+    public struct Origin: Equatable, Sendable {
+        public var file: String
+        public var path: String
+        public init(file: String, path: String) { self.file = file; self.path = path }
+    }
+
     public var content: Content
     /// Text: cap height; image: the longer side.
     public var sizeFraction: Double
@@ -54,11 +62,12 @@ public struct LayerSpec: Sendable {
     public var box: Box?
     public var tile: TilePattern?
     public var timeline: LayerTimeline
+    public var origin: Origin?
 
     public init(content: Content, sizeFraction: Double, font: FontSpec = .family(FontLibrary.defaultFamily),
                 color: RGBAColor = .white, opacity: Double, insetFraction: Double = 0.03, maxWidthFraction: Double = 0.9,
                 outline: Outline? = nil, shadow: Shadow? = nil, box: Box? = nil, tile: TilePattern? = nil,
-                timeline: LayerTimeline) {
+                timeline: LayerTimeline, origin: Origin? = nil) {
         self.content = content
         self.sizeFraction = sizeFraction
         self.font = font
@@ -71,6 +80,28 @@ public struct LayerSpec: Sendable {
         self.box = box
         self.tile = tile
         self.timeline = timeline
+        self.origin = origin
+    }
+}
+
+/// A layer that could not be prepared: which one, and why (`underlying` is usually a
+/// `TextRenderingError`). Callers map it to their own messages and exit codes.
+public struct LayerPreparationError: Error, CustomStringConvertible {
+    /// The layer's position in `Compositor.layers`.
+    public var layerIndex: Int
+    /// Where the layer was defined, when its spec says.
+    public var origin: LayerSpec.Origin?
+    public var underlying: any Error
+
+    public init(layerIndex: Int, origin: LayerSpec.Origin?, underlying: any Error) {
+        self.layerIndex = layerIndex
+        self.origin = origin
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        guard let origin else { return "layer \(layerIndex + 1): \(underlying)" }
+        return "\(origin.file): \(origin.path): \(underlying)"
     }
 }
 
@@ -83,6 +114,11 @@ public struct LayerSpec: Sendable {
 ///
 /// One compositor per job and thread: it caches prepared marks and is not thread-safe.
 public final class Compositor {
+    /// The smallest cap height text is drawn at, in pixels: on a thumbnail a fraction of the
+    /// short side can come out too small to read (0.02 of 300 px is 6 px), so the text, with its
+    /// outline, shadow and box, grows to this. `maxWidth` still wins, so the text stays in the frame.
+    public static let minimumCapHeightPixels = 8.0
+
     public let layers: [LayerSpec]
     private let fonts: FontLibrary
     private let warn: (String) -> Void
@@ -115,6 +151,22 @@ public final class Compositor {
     /// text errors before any output is written.
     public func prepare(storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright) throws {
         _ = try preparedLayers(for: Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation))
+    }
+
+    /// Draws every text layer once for a `displayWidth`×`displayHeight` frame and throws the
+    /// result away: a cheap early check that fonts open and texts render, so a job can fail
+    /// before it writes anything. Nothing is cached and no warnings are given (they would
+    /// name a frame size the job may never see). Image layers are skipped: a decoded logo
+    /// cannot fail to scale.
+    public func validate(displayWidth: Int = 1920, displayHeight: Int = 1080) throws {
+        for (index, spec) in layers.enumerated() {
+            guard case .text = spec.content else { continue }
+            do {
+                _ = try makeSprite(spec, displayWidth: displayWidth, displayHeight: displayHeight, warn: { _ in })
+            } catch {
+                throw LayerPreparationError(layerIndex: index, origin: spec.origin, underlying: error)
+            }
+        }
     }
 
     /// Blends every visible layer at presentation time `time` onto `canvas`.
@@ -151,13 +203,22 @@ public final class Compositor {
         if let cached = prepared[geometry] { return cached }
         let display = geometry.rotation.displaySize(storedWidth: geometry.storedWidth, storedHeight: geometry.storedHeight)
         var result: [PreparedLayer] = []
-        for spec in layers {
-            let sprite = try makeSprite(spec, displayWidth: display.width, displayHeight: display.height)
+        for (index, spec) in layers.enumerated() {
+            let sprite: Sprite
+            do {
+                sprite = try makeSprite(spec, displayWidth: display.width, displayHeight: display.height, warn: warn)
+            } catch {
+                throw LayerPreparationError(layerIndex: index, origin: spec.origin, underlying: error)
+            }
             var image = sprite.image.scaled(byAlpha: UInt8((min(max(spec.opacity, 0), 1) * 255).rounded()))
             var layoutBox = sprite.layoutBox
             var isTiled = false
             if let tile = spec.tile {
-                image = tile.render(tile: image, frameWidth: display.width, frameHeight: display.height)
+                let tiled = tile.renderCoveringFrame(tile: image, frameWidth: display.width, frameHeight: display.height)
+                if !tiled.coversFrame {
+                    warn("\(Self.name(of: spec, index: index)): the tiled mark has transparent areas of its own wide enough to leave parts of a \(display.width)×\(display.height) frame clean, even with no gap between marks")
+                }
+                image = tiled.image
                 layoutBox = PixelRect(x: 0, y: 0, width: display.width, height: display.height)
                 isTiled = true
             }
@@ -169,20 +230,30 @@ public final class Compositor {
         return result
     }
 
-    private func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int) throws -> Sprite {
+    /// How warnings name a layer: its config origin, else its position.
+    private static func name(of spec: LayerSpec, index: Int) -> String {
+        spec.origin.map { "\($0.file): \($0.path)" } ?? "layer \(index + 1)"
+    }
+
+    /// The untiled mark of one layer for a frame of this display size (internal for the tiling tests).
+    func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int, warn: (String) -> Void) throws -> Sprite {
         let shortSide = Double(min(displayWidth, displayHeight))
         switch spec.content {
         case .text(let text):
+            let requestedCap = spec.sizeFraction * shortSide
+            // Below the legible minimum everything grows by one factor, so the mark keeps its proportions.
+            let grow = requestedCap.isFinite && requestedCap > 0 ? max(1, Self.minimumCapHeightPixels / requestedCap) : 1
+            let length = shortSide * grow
             let style = TextStyle(
-                text: text, font: spec.font, capHeightPixels: spec.sizeFraction * shortSide, color: spec.color,
+                text: text, font: spec.font, capHeightPixels: requestedCap * grow, color: spec.color,
                 maxWidthPixels: spec.tile == nil ? spec.maxWidthFraction * Double(displayWidth) : nil,
-                outline: spec.outline.map { TextOutline(widthPixels: $0.widthFraction * shortSide, color: $0.color) },
+                outline: spec.outline.map { TextOutline(widthPixels: $0.widthFraction * length, color: $0.color) },
                 shadow: spec.shadow.map {
-                    TextShadow(offsetXPixels: $0.offsetXFraction * shortSide, offsetYPixels: $0.offsetYFraction * shortSide,
-                               blurPixels: $0.blurFraction * shortSide, color: $0.color)
+                    TextShadow(offsetXPixels: $0.offsetXFraction * length, offsetYPixels: $0.offsetYFraction * length,
+                               blurPixels: $0.blurFraction * length, color: $0.color)
                 },
                 box: spec.box.map {
-                    TextBox(color: $0.color, paddingPixels: $0.paddingFraction * shortSide, cornerRadiusPixels: $0.radiusFraction * shortSide)
+                    TextBox(color: $0.color, paddingPixels: $0.paddingFraction * length, cornerRadiusPixels: $0.radiusFraction * length)
                 })
             let rendered = try fonts.render(style)
             rendered.warnings.forEach(warn)

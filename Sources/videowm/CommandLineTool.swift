@@ -12,6 +12,8 @@ enum CommandLineTool {
         case "thumbnail": ThumbnailCommand.self
         case "stamp": StampCommand.self
         case "probe": ProbeCommand.self
+        case "preview": PreviewCommand.self
+        case "batch": BatchCommand.self
         default: nil
         }
     }

@@ -14,19 +14,22 @@ extension PremultipliedRGBAImage {
         var intermediate = [Float](repeating: 0, count: newWidth * height * 4)
         pixels.withUnsafeBufferPointer { src in
             intermediate.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<height {
-                    let srcRow = y * width * 4
-                    let dstRow = y * newWidth * 4
-                    for x in 0..<newWidth {
-                        let taps = horizontal.taps[x]
-                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                        for (k, w) in taps.weights.enumerated() {
-                            let i = srcRow + (taps.first + k) * 4
-                            r += w * Float(src[i]); g += w * Float(src[i + 1])
-                            b += w * Float(src[i + 2]); a += w * Float(src[i + 3])
+                horizontal.weights.withUnsafeBufferPointer { weights in
+                    for y in 0..<height {
+                        let srcRow = y * width * 4
+                        let dstRow = y * newWidth * 4
+                        for x in 0..<newWidth {
+                            let first = horizontal.first[x], offset = horizontal.offset[x]
+                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                            for k in 0..<horizontal.count[x] {
+                                let w = weights[offset + k]
+                                let i = srcRow + (first + k) * 4
+                                r += w * Float(src[i]); g += w * Float(src[i + 1])
+                                b += w * Float(src[i + 2]); a += w * Float(src[i + 3])
+                            }
+                            let o = dstRow + x * 4
+                            dst[o] = r; dst[o + 1] = g; dst[o + 2] = b; dst[o + 3] = a
                         }
-                        let o = dstRow + x * 4
-                        dst[o] = r; dst[o + 1] = g; dst[o + 2] = b; dst[o + 3] = a
                     }
                 }
             }
@@ -35,20 +38,23 @@ extension PremultipliedRGBAImage {
         var out = [UInt8](repeating: 0, count: newWidth * newHeight * 4)
         intermediate.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<newHeight {
-                    let taps = vertical.taps[y]
-                    for x in 0..<newWidth {
-                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                        for (k, w) in taps.weights.enumerated() {
-                            let i = ((taps.first + k) * newWidth + x) * 4
-                            r += w * src[i]; g += w * src[i + 1]; b += w * src[i + 2]; a += w * src[i + 3]
+                vertical.weights.withUnsafeBufferPointer { weights in
+                    for y in 0..<newHeight {
+                        let first = vertical.first[y], offset = vertical.offset[y], count = vertical.count[y]
+                        for x in 0..<newWidth {
+                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                            for k in 0..<count {
+                                let w = weights[offset + k]
+                                let i = ((first + k) * newWidth + x) * 4
+                                r += w * src[i]; g += w * src[i + 1]; b += w * src[i + 2]; a += w * src[i + 3]
+                            }
+                            let alpha = clampToByte(a)
+                            let o = (y * newWidth + x) * 4
+                            dst[o] = min(clampToByte(r), alpha)
+                            dst[o + 1] = min(clampToByte(g), alpha)
+                            dst[o + 2] = min(clampToByte(b), alpha)
+                            dst[o + 3] = alpha
                         }
-                        let alpha = clampToByte(a)
-                        let o = (y * newWidth + x) * 4
-                        dst[o] = min(clampToByte(r), alpha)
-                        dst[o + 1] = min(clampToByte(g), alpha)
-                        dst[o + 2] = min(clampToByte(b), alpha)
-                        dst[o + 3] = alpha
                     }
                 }
             }
@@ -84,30 +90,33 @@ private func clampToByte(_ v: Float) -> UInt8 {
     UInt8(max(0, min(255, v.rounded())))
 }
 
-/// Precomputed filter taps for one axis of a resize.
+/// Precomputed filter taps for one axis of a resize: output sample `i` is the weighted sum
+/// of `count[i]` source samples from `first[i]`, with weights `weights[offset[i]...]`
+/// (one flat array, so the inner loops touch no per-sample objects).
 private struct ResamplingWeights {
-    struct Taps {
-        var first: Int
-        var weights: [Float]
-    }
-    var taps: [Taps]
+    var first: [Int] = []
+    var count: [Int] = []
+    var offset: [Int] = []
+    var weights: [Float] = []
 
     init(sourceLength: Int, targetLength: Int) {
         let scale = Double(targetLength) / Double(sourceLength)
         // When shrinking, stretch the kernel over the source so every pixel contributes.
         let support = 3.0 * max(1.0, 1.0 / scale)
         let kernelScale = min(1.0, scale)
-        taps = (0..<targetLength).map { i in
+        for i in 0..<targetLength {
             let center = (Double(i) + 0.5) / scale
             let first = max(0, Int((center - support).rounded(.down)))
             let last = min(sourceLength - 1, Int((center + support).rounded(.up)))
-            var weights: [Double] = []
+            var taps: [Double] = []
             for j in first...max(first, last) {
-                weights.append(lanczos3((Double(j) + 0.5 - center) * kernelScale))
+                taps.append(lanczos3((Double(j) + 0.5 - center) * kernelScale))
             }
-            let total = weights.reduce(0, +)
-            let normalised = weights.map { Float(total == 0 ? 0 : $0 / total) }
-            return Taps(first: first, weights: normalised)
+            let total = taps.reduce(0, +)
+            self.first.append(first)
+            self.count.append(taps.count)
+            self.offset.append(weights.count)
+            weights.append(contentsOf: taps.map { Float(total == 0 ? 0 : $0 / total) })
         }
     }
 }

@@ -98,7 +98,7 @@ extension FontLibrary {
     /// Lines are `primary`'s line height apart (its designed ascender − descender + line gap,
     /// about 1.6 cap heights for DejaVu Sans), kept within 1.2…3 cap heights so a font with odd
     /// metrics cannot make lines collide or drift apart. Each line is centred on the widest.
-    func layout(_ text: GlyphLines, primary: FontFace, capHeightPixels: Double, boxPaddingPixels: Int?) throws -> TextLayout {
+    func layout(_ text: GlyphLines, primary: FontFace, capHeightPixels: Double, boxPaddingPixels: Double?) throws -> TextLayout {
         let emPixels = capHeightPixels * Double(primary.unitsPerEm) / Double(primary.capHeightUnits)
         let size26Dot6 = max(1, Int((emPixels * 64).rounded()))
         let capPixels = max(1, Int(capHeightPixels.rounded()))
@@ -133,10 +133,15 @@ extension FontLibrary {
         let textBox = PixelRect(x: 0, y: 0, width: width, height: lines.last?.baselineY ?? capPixels)
         var layoutBox = textBox
         if let padding = boxPaddingPixels {
-            // The plate reaches below the last baseline by the font's descender so g, p, y sit inside it.
-            let descender = Int((Double(primary.descenderUnits) * emPixels / Double(primary.unitsPerEm)).rounded(.up))
-            layoutBox = PixelRect(x: -padding, y: -padding, width: width + 2 * padding,
-                                  height: textBox.height + 2 * padding + descender)
+            // The plate reaches below the last baseline by the font's descender so g, p, y sit
+            // inside it. Its top and bottom edges are each rounded once from their exact places
+            // (padding above the capitals' true top; padding below baseline + descender), so the
+            // plate's height is within a pixel of cap height + 2·padding + descender at any size.
+            let descender = Double(primary.descenderUnits) * emPixels / Double(primary.unitsPerEm)
+            let top = Int((Double(capPixels) - capHeightPixels - padding).rounded())
+            let bottom = Int((Double(textBox.height) + padding + descender).rounded())
+            let side = Int(padding.rounded())
+            layoutBox = PixelRect(x: -side, y: top, width: width + 2 * side, height: bottom - top)
         }
         return TextLayout(lines: lines, size26Dot6: size26Dot6, textBox: textBox, layoutBox: layoutBox)
     }

@@ -29,7 +29,7 @@ extension FontLibrary {
 
         func layout(scale: Double) throws -> TextLayout {
             try self.layout(glyphs, primary: primary, capHeightPixels: max(1, capHeight * scale),
-                            boxPaddingPixels: style.box.map { Int(($0.paddingPixels * scale).rounded()) })
+                            boxPaddingPixels: style.box.map { $0.paddingPixels * scale })
         }
         var scale = 1.0
         var textLayout = try layout(scale: scale)

@@ -16,7 +16,9 @@ extension WatermarkConfig {
     }
 
     /// The layers to draw for these variables: placeholders filled in, `unless` applied,
-    /// images decoded (each path once, through `images`).
+    /// images decoded (each path once, through `images`). Each spec's `origin` names this
+    /// file and the layer's JSON path, so a layer dropped by `unless` does not shift the
+    /// path a later layer's error names.
     public func layerSpecs(variables: [String: String], images: ImageCache) throws -> [LayerSpec] {
         try checkVariables(variables)
         var specs: [LayerSpec] = []
@@ -29,14 +31,20 @@ extension WatermarkConfig {
                 content = .text(text)
                 seedText = text
             case .image(let source):
-                content = .image(try images.image(at: source), name: source)
+                do {
+                    content = .image(try images.image(at: source), name: source)
+                } catch let error as VideoWMError {
+                    // Keep the status (missing 66, unreadable 65) and say which layer wanted the image.
+                    throw VideoWMError(error.status, "\(file): \(layer.path).image: \(error.message)")
+                }
                 seedText = source
             }
             specs.append(LayerSpec(
                 content: content, sizeFraction: layer.sizeFraction, font: layer.font, color: layer.color,
                 opacity: layer.opacity, insetFraction: layer.insetFraction, maxWidthFraction: layer.maxWidthFraction,
                 outline: layer.outline, shadow: layer.shadow, box: layer.box, tile: layer.tile,
-                timeline: layer.timeline(renderedText: seedText)))
+                timeline: layer.timeline(renderedText: seedText),
+                origin: LayerSpec.Origin(file: file, path: layer.path)))
         }
         return specs
     }
@@ -62,11 +70,17 @@ public final class ImageCache: @unchecked Sendable {
 
 extension Compositor {
     /// The compositor for one job: `config`'s layers bound to `variables`.
+    ///
+    /// Every text layer is drawn once for a 1920×1080 frame before this returns, so a missing
+    /// or broken font and an empty or overlong text fail here, before any output exists,
+    /// with the config file and JSON path (see `mapOverlayErrors`).
     public static func forJob(config: WatermarkConfig, variables: [String: String], images: ImageCache = ImageCache(),
                               warn: @escaping WarningHandler) throws -> Compositor {
         let layers = try config.layerSpecs(variables: variables, images: images)
         let fonts: FontLibrary
         do { fonts = try FontLibrary() } catch { throw VideoWMError(.dataError, "cannot start FreeType: \(error)") }
-        return Compositor(layers: layers, fonts: fonts, warn: warn)
+        let compositor = Compositor(layers: layers, fonts: fonts, warn: warn)
+        try mapOverlayErrors { try compositor.validate(displayWidth: 1920, displayHeight: 1080) }
+        return compositor
     }
 }

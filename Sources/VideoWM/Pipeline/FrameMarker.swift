@@ -71,7 +71,7 @@ final class FrameMarker {
             try check(av_frame_make_writable(target.pointer), "preparing a frame", file: file, status: .ioError)
             // Marks go on the picture, not on padding.
             let canvas = planarCanvas(for: target.pointer, layout: PlanarYUVLayout(targetFormat)!, width: pictureWidth, height: pictureHeight)
-            try compositor.composite(onto: canvas, at: time, rotation: rotation)
+            try mapOverlayErrors { try compositor.composite(onto: canvas, at: time, rotation: rotation) }
         }
         return target
     }

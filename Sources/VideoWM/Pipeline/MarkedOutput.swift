@@ -69,7 +69,7 @@ final class MarkedOutput {
             // Keep the display rotation: marks are drawn rotated into the stored frame, so the
             // player's one rotation makes both picture and mark upright.
             Self.copyDisplayMatrix(from: inputStream, to: videoOutputStream)
-            try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation)
+            try mapOverlayErrors { try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation) }
             self.encoder = encoder
             marker = FrameMarker(compositor: compositor, targetFormat: encoder.context.pointee.pix_fmt,
                                  rotation: source.rotation, file: source.path, pictureWidth: source.width, pictureHeight: source.height,

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import Overlay
 
 /// Decodes a still image (PNG, JPEG, WebP… anything FFmpeg's image demuxers read) to
@@ -12,9 +13,17 @@ enum StillImageReader {
         var image: StraightRGBAImage
         /// EXIF orientation (1…8) when the file carries one.
         var exifOrientation: Int?
+        /// The embedded ICC colour profile, byte for byte, when the decoder found one.
+        var iccProfile: [UInt8]? = nil
     }
 
+    /// Decodes the image at `path`, a file or an http(s) URL (fetched with a time limit, see `RemoteImage`).
     static func read(path: String) throws -> Decoded {
+        if RemoteImage.isURL(path) { return try RemoteImage.read(url: path) }
+        // FFmpeg's probing decodes a PNG to learn its size: refuse an absurd header before that.
+        if let declared = ImageHeader.declaredSize(ofFileAt: path) {
+            try checkSize(width: declared.width, height: declared.height, path: path)
+        }
         let input = try InputFile(path: path)
         guard input.streamCount > 0, let stream = (0..<input.streamCount).lazy.map(input.stream).first(where: {
             $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
@@ -23,11 +32,11 @@ enum StillImageReader {
         }
         let par = stream.pointee.codecpar.pointee
         let width = Int(par.width), height = Int(par.height)
-        guard width > 0, height > 0 else { throw VideoWMError.corrupt(path, "not an image (no size in its header)") }
-        guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
-            throw VideoWMError.corrupt(path, "declares \(width)×\(height) pixels, over the limit of \(maximumSide) a side and \(maximumPixels / 1_000_000) megapixels")
-        }
+        try checkSize(width: width, height: height, path: path)
         let decoder = try Decoder(stream: stream, file: path, threads: 1)
+        // A truncated JPEG otherwise decodes "successfully" with a grey lower part; explode
+        // makes the decoders report damaged data, so a broken photo is an error, not a stamp.
+        decoder.context.pointee.err_recognition |= AV_EF_EXPLODE
         let packet = try Packet()
         let frame = try Frame()
         var gotFrame = false
@@ -42,9 +51,11 @@ enum StillImageReader {
             gotFrame = try decoder.receive(into: frame) == .produced
         }
         guard gotFrame, frame.width > 0, frame.height > 0 else { throw VideoWMError.corrupt(path, "no picture could be decoded") }
+        // Stills are full range unless they say otherwise (lossy WebP says "tv").
+        let fullRange = frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
         let converter = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: AV_PIX_FMT_RGBA,
                                            sourceMatrix: swsMatrix(for: frame.pointer.pointee.colorspace, height: frame.height),
-                                           sourceFullRange: true, targetFullRange: true)
+                                           sourceFullRange: fullRange, targetFullRange: true)
         let rgba = try converter.convert(frame).pointer.pointee
         var pixels = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
         let stride = Int(rgba.linesize.0)
@@ -54,10 +65,24 @@ enum StillImageReader {
             }
         }
         var orientation: Int?
+        // FFmpeg prints EXIF shorts right-aligned ("    6"), so the spaces must go before parsing.
         if let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
-           let value = Int(String(cString: entry.pointee.value)), (1...8).contains(value) {
+           let value = Int(String(cString: entry.pointee.value).trimmingCharacters(in: .whitespaces)), (1...8).contains(value) {
             orientation = value
         }
-        return Decoded(image: StraightRGBAImage(width: frame.width, height: frame.height, pixels: pixels), exifOrientation: orientation)
+        var iccProfile: [UInt8]?
+        if let side = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE), side.pointee.size > 0 {
+            iccProfile = Array(UnsafeBufferPointer(start: side.pointee.data, count: Int(side.pointee.size)))
+        }
+        return Decoded(image: StraightRGBAImage(width: frame.width, height: frame.height, pixels: pixels),
+                       exifOrientation: orientation, iccProfile: iccProfile)
+    }
+
+    /// Refuses a picture without a size or larger than `maximumSide` a side or `maximumPixels` in all.
+    static func checkSize(width: Int, height: Int, path: String) throws {
+        guard width > 0, height > 0 else { throw VideoWMError.corrupt(path, "not an image (no size in its header)") }
+        guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
+            throw VideoWMError.corrupt(path, "declares \(width)×\(height) pixels, over the limit of \(maximumSide) a side and \(maximumPixels / 1_000_000) megapixels")
+        }
     }
 }

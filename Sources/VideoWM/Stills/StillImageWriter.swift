@@ -4,6 +4,11 @@ import Overlay
 
 /// Encodes an RGBA image to PNG, JPEG or WebP (chosen by the output's extension) and
 /// writes it atomically.
+///
+/// What is kept from the input: the ICC colour profile, in PNG (`iCCP`) and JPEG (`APP2`),
+/// which FFmpeg 5.1's png and mjpeg encoders write from the frame's side data; its libwebp
+/// wrapper cannot, so WebP outputs carry none. EXIF is not copied: the orientation is
+/// already applied to the pixels, and EXIF's embedded preview would be an unmarked copy.
 enum StillImageWriter {
     enum Format {
         case png, jpeg, webp
@@ -24,6 +29,19 @@ enum StillImageWriter {
             case .webp: "libwebp"
             }
         }
+
+        var keepsColorProfile: Bool { self != .webp }
+
+        /// JPEG's YUV uses the whole 0…255 range; libwebp's (like VP8's) is limited to 16…235.
+        var usesFullRangeYUV: Bool { self != .webp }
+    }
+
+    /// How the still is encoded, beyond its format.
+    struct Settings {
+        /// 1…100, the libjpeg/libwebp scale; PNG is lossless and ignores it.
+        var quality = 90
+        /// Written into the output when the format can hold it.
+        var iccProfile: [UInt8]?
     }
 
     static func checkFormat(_ path: String) throws -> Format {
@@ -33,52 +51,71 @@ enum StillImageWriter {
         return format
     }
 
+    /// FFmpeg's mjpeg encoder scales MPEG-1's intra matrix by qscale/8, where libjpeg scales
+    /// its own table by (200 − 2q)% (5000/q % below 50). The two tables differ by a factor of
+    /// about 1.85, so qscale ≈ 8 · 1.85 · libjpegScale: quality 90 → 3, 75 → 7, 50 → 15.
+    static func mjpegQScale(forQuality quality: Int) -> Int {
+        let q = Double(max(1, min(100, quality)))
+        let libjpegScale = q < 50 ? 50 / q : (200 - 2 * q) / 100
+        return max(1, min(31, Int((14.8 * libjpegScale).rounded())))
+    }
+
     /// Encodes `image` into the bytes of a file of `format`.
-    /// `jpegQuality` is 1…100 (the usual libjpeg scale).
-    static func encode(_ image: StraightRGBAImage, format: Format, path: String, jpegQuality: Int = 90) throws -> [UInt8] {
+    static func encode(_ image: StraightRGBAImage, format: Format, path: String, settings: Settings = Settings()) throws -> [UInt8] {
         let encoder = try Encoder(codecName: format.encoderName, file: path)
         let ctx = encoder.context
         ctx.pointee.width = Int32(image.width)
         ctx.pointee.height = Int32(image.height)
         ctx.pointee.time_base = AVRational(num: 1, den: 25)
-        var target: AVPixelFormat
+        let target: AVPixelFormat
+        var options: [String: String] = [:]
         switch format {
         case .png:
-            target = image.pixels.enumerated().contains { $0.offset % 4 == 3 && $0.element != 255 } ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24
+            target = image.isOpaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA
+            // Paeth prediction: much smaller files than none, at little cost.
+            options["pred"] = "paeth"
         case .jpeg:
-            target = AV_PIX_FMT_YUVJ420P
-            // libjpeg-style quality → mjpeg's qscale (2 best … 31 worst).
-            let q = max(1, min(100, jpegQuality))
-            let qscale = max(1, min(31, Int((Double(100 - q) / 100 * 29 + 2).rounded())))
+            // Plain 4:2:0 flagged full-range, which mjpeg accepts, rather than the deprecated YUVJ formats.
+            target = AV_PIX_FMT_YUV420P
+            let qscale = Int32(mjpegQScale(forQuality: settings.quality))
             ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
-            ctx.pointee.global_quality = Int32(qscale) * FF_QP2LAMBDA
+            ctx.pointee.global_quality = qscale * FF_QP2LAMBDA
+            ctx.pointee.qmin = 1
+            ctx.pointee.qmax = 31
             ctx.pointee.color_range = AVCOL_RANGE_JPEG
         case .webp:
-            target = AV_PIX_FMT_YUVA420P
+            target = image.isOpaque ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUVA420P
+            options["quality"] = String(max(1, min(100, settings.quality)))
         }
         ctx.pointee.pix_fmt = target
-        try encoder.open(options: format == .webp ? ["quality": String(jpegQuality)] : [:])
+        try encoder.open(options: options)
 
-        let source = try Frame()
-        source.pointer.pointee.width = Int32(image.width)
-        source.pointer.pointee.height = Int32(image.height)
-        source.pointer.pointee.format = AV_PIX_FMT_RGBA.rawValue
-        try check(av_frame_get_buffer(source.pointer, 0), "allocating a frame", file: path, status: .ioError)
-        let stride = Int(source.pointer.pointee.linesize.0)
-        image.pixels.withUnsafeBufferPointer { src in
-            for row in 0..<image.height {
-                (source.pointer.pointee.data.0! + row * stride).update(from: src.baseAddress! + row * image.width * 4, count: image.width * 4)
-            }
-        }
-        let converter = try FrameConverter(width: image.width, height: image.height, from: AV_PIX_FMT_RGBA, to: target,
-                                           sourceMatrix: SWS_CS_ITU601, sourceFullRange: true, targetFullRange: true)
-        let frame = try converter.convert(source)
-        frame.pointer.pointee.pts = 0
-        frame.pointer.pointee.color_range = AVCOL_RANGE_JPEG
-        try encoder.send(frame)
-        try encoder.send(nil)
         let packet = try Packet()
         var bytes: [UInt8] = []
+        try image.withBorrowedFrame { source in
+            // The encoder converts to its own pixel format here, straight from the image's memory.
+            let frame: Frame
+            if target == AV_PIX_FMT_RGBA {
+                frame = source
+            } else {
+                let converter = try FrameConverter(width: image.width, height: image.height, from: AV_PIX_FMT_RGBA, to: target,
+                                                   sourceMatrix: SWS_CS_ITU601, sourceFullRange: true,
+                                                   targetFullRange: format.usesFullRangeYUV)
+                frame = try converter.convert(source)
+            }
+            frame.pointer.pointee.pts = 0
+            frame.pointer.pointee.color_range = format.usesFullRangeYUV ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+            // With a fixed qscale, mpegvideo encoders read it from each frame, not the context.
+            frame.pointer.pointee.quality = ctx.pointee.global_quality
+            if format.keepsColorProfile, let profile = settings.iccProfile, !profile.isEmpty {
+                guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
+                    throw VideoWMError.writeFailed(path, "out of memory attaching the colour profile")
+                }
+                side.pointee.data.update(from: profile, count: profile.count)
+            }
+            try encoder.send(frame)
+        }
+        try encoder.send(nil)
         while try encoder.receive(into: packet) == .produced {
             let p = packet.pointer.pointee
             bytes.append(contentsOf: UnsafeBufferPointer(start: p.data, count: Int(p.size)))
@@ -89,10 +126,22 @@ enum StillImageWriter {
     }
 
     /// Encodes and writes atomically (temporary file, fsync, rename).
-    static func write(_ image: StraightRGBAImage, to path: String, overwrite: Bool, inputs: [String], jpegQuality: Int = 90) throws {
-        let format = try checkFormat(path)
-        let output = try AtomicOutput(target: path, overwrite: overwrite, inputs: inputs)
-        let bytes = try encode(image, format: format, path: path, jpegQuality: jpegQuality)
+    static func write(_ image: StraightRGBAImage, to path: String, overwrite: Bool, inputs: [String], settings: Settings = Settings()) throws {
+        let output = try reserve(path, overwrite: overwrite, inputs: inputs)
+        try write(image, into: output, settings: settings)
+    }
+
+    /// Checks the output (format, folder, an existing file, not an input) and claims its
+    /// temporary file, so a long job fails before the work rather than after it.
+    static func reserve(_ path: String, overwrite: Bool, inputs: [String]) throws -> AtomicOutput {
+        _ = try checkFormat(path)
+        return try AtomicOutput(target: path, overwrite: overwrite, inputs: inputs)
+    }
+
+    /// Encodes into a reserved output and moves it into place.
+    static func write(_ image: StraightRGBAImage, into output: AtomicOutput, settings: Settings = Settings()) throws {
+        let path = output.target
+        let bytes = try encode(image, format: try checkFormat(path), path: path, settings: settings)
         guard let handle = FileHandle(forWritingAtPath: output.temporaryPath) else {
             throw VideoWMError.cannotCreate(path, "cannot open the temporary file")
         }
@@ -100,6 +149,7 @@ enum StillImageWriter {
             try handle.write(contentsOf: Data(bytes))
             try handle.close()
         } catch {
+            try? handle.close()
             throw VideoWMError.writeFailed(path, "\(error.localizedDescription)")
         }
         try Interruption.throwIfRequested()
@@ -107,3 +157,30 @@ enum StillImageWriter {
     }
 }
 
+extension StraightRGBAImage {
+    /// Whether every pixel is fully opaque (then PNG needs no alpha channel).
+    var isOpaque: Bool {
+        pixels.withUnsafeBytes { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            // Alpha is each pixel's fourth byte: the top byte of the word read little-endian.
+            let alpha = UInt32(0xFF00_0000).littleEndian
+            for word in words where word & alpha != alpha { return false }
+            return true
+        }
+    }
+
+    /// Runs `body` with an `AVFrame` that points at this image's pixels (no copy). The frame
+    /// owns no buffer and is emptied before returning, so it cannot outlive the borrow.
+    func withBorrowedFrame<R>(_ body: (Frame) throws -> R) throws -> R {
+        let frame = try Frame()
+        frame.pointer.pointee.width = Int32(width)
+        frame.pointer.pointee.height = Int32(height)
+        frame.pointer.pointee.format = AV_PIX_FMT_RGBA.rawValue
+        return try pixels.withUnsafeBufferPointer { buffer in
+            frame.pointer.pointee.data.0 = UnsafeMutablePointer(mutating: buffer.baseAddress)
+            frame.pointer.pointee.linesize.0 = Int32(width * 4)
+            defer { frame.unref() }
+            return try body(frame)
+        }
+    }
+}

@@ -43,46 +43,65 @@ struct StampCommand: ToolCommand {
 
     func run(console: Console) throws {
         let compositor = try marks.compositor(console: console, command: Self.name)
+        let stamper = StillStamper(compositor: compositor, at: PresentationTime(seconds: at), quality: quality,
+                                   overwrite: marks.overwrite, warn: console.warningHandler)
         if let output {
-            try StillStamper.stamp(input: inputs[0], output: output, compositor: compositor, at: PresentationTime(seconds: at),
-                                   overwrite: marks.overwrite, jpegQuality: quality)
+            try stamper.stamp(input: inputs[0], output: output)
             return
+        }
+        let directory = self.directory!
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
+            throw VideoWMError(.cannotCreate, "\(directory): no such folder")
         }
         // Many inputs: one at a time (memory bounded by one image); a failure is reported and the rest carry on.
         var worst: ExitStatus?
+        var inputByTarget: [String: String] = [:]
         for input in inputs {
             try Interruption.throwIfRequested()
-            let target = (directory! as NSString).appendingPathComponent((input as NSString).lastPathComponent)
+            let target = (directory as NSString).appendingPathComponent((input as NSString).lastPathComponent)
             do {
-                try StillStamper.stamp(input: input, output: target, compositor: compositor, at: PresentationTime(seconds: at),
-                                       overwrite: marks.overwrite, jpegQuality: quality)
+                // Two inputs with one name (a/x.jpg, b/x.jpg) must not overwrite each other's output, even with -y.
+                if let earlier = inputByTarget[target] {
+                    throw VideoWMError(.cannotCreate, "\(target): also the output for \(earlier); \(input) skipped (rename one of them)")
+                }
+                inputByTarget[target] = input
+                try stamper.stamp(input: input, output: target)
             } catch let error as VideoWMError {
                 if error.status == .interrupted { throw error }
                 console.error(error.message)
                 worst = worst ?? error.status
+            } catch {
+                console.error("\(input): \(error)")
+                worst = worst ?? .dataError
             }
         }
         if let worst { throw CommandFailures(status: worst) }
     }
 }
 
-/// `videowm thumbnail VIDEO OUTPUT --at SECONDS -c CONFIG`
+/// `videowm thumbnail VIDEO OUTPUT --at SECONDS -c CONFIG [--quality Q]`
 struct ThumbnailCommand: ToolCommand {
     static let name = "thumbnail"
     var video = ""
     var output = ""
     var at: Double?
+    var quality = 90
     var marks = MarkOptions()
 
     init(arguments: [String]) throws {
         var scanner = ArgumentScanner(arguments, command: Self.name)
         var marks = MarkOptions()
-        var at: Double?
+        var at: Double?, quality = 90
         try scanner.scan { option, value in
-            if option == "--at" { at = try Parse.seconds(try value(), option: option, command: Self.name); return true }
-            return try marks.handle(option, value, command: Self.name)
+            switch option {
+            case "--at": at = try Parse.seconds(try value(), option: option, command: Self.name)
+            case "--quality": quality = try Parse.integer(try value(), option: option, command: Self.name, range: 1...100)
+            default: return try marks.handle(option, value, command: Self.name)
+            }
+            return true
         }
-        (self.marks, self.at) = (marks, at)
+        (self.marks, self.at, self.quality) = (marks, at, quality)
         guard scanner.positionals.count == 2 else {
             throw UsageError("expects VIDEO and OUTPUT, got \(scanner.positionals.count) file argument(s)", command: Self.name)
         }
@@ -97,7 +116,8 @@ struct ThumbnailCommand: ToolCommand {
 
     func run(console: Console) throws {
         let compositor = try marks.compositor(console: console, command: Self.name)
-        try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: marks.overwrite)
+        try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: marks.overwrite,
+                                quality: quality)
     }
 }
 

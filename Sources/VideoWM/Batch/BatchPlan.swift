@@ -1,0 +1,97 @@
+import CFFmpeg
+import Foundation
+
+/// One row of a batch, bound and checked: its variables and where its output goes.
+public struct BatchRow: Sendable, Equatable {
+    /// 1 for the first row after the CSV header; what reports and errors show.
+    public let number: Int
+    /// The CSV line the row starts on.
+    public let line: Int
+    public let variables: [String: String]
+    public let output: String
+
+    /// 0 for the first row: what `--shard I/N` divides.
+    public var index: Int { number - 1 }
+}
+
+/// Every row of a batch, validated as a whole before anything is encoded, so a typo in
+/// row 412 stops the batch before it has spent an hour on rows 1–411.
+///
+/// Checked: every placeholder of the config and of the output template is a CSV column
+/// (or a `--var`); every value a row needs is non-blank; every output path stays inside
+/// the template's directory; no two rows resolve to the same output.
+public struct BatchPlan: Sendable {
+    public let rows: [BatchRow]
+    public let outputTemplate: OutputPathTemplate
+
+    /// - Parameter fixedVariables: `--var` values shared by every row; they may not repeat a column.
+    public init(config: WatermarkConfig, table: CSVTable, outputTemplate: OutputPathTemplate,
+                fixedVariables: [String: String] = [:], warn: WarningHandler) throws {
+        self.outputTemplate = outputTemplate
+        let file = table.file
+        if let clash = fixedVariables.keys.sorted().first(where: table.columns.contains) {
+            throw VideoWMError.usage("--var \(clash)=… repeats a column of \(file); give it in one place only")
+        }
+        let known = Set(table.columns).union(fixedVariables.keys)
+        let knownList = (table.columns + fixedVariables.keys.sorted()).joined(separator: ", ")
+        for layer in config.layers {
+            guard case .text(let text) = layer.content else { continue }
+            for name in text.variableNames where !known.contains(name) {
+                throw VideoWMError.config(config.file, layer.path + ".text", "unknown placeholder '{\(name)}': \(file) has no such column (columns: \(knownList))")
+            }
+        }
+        for name in outputTemplate.variableNames where !known.contains(name) {
+            throw VideoWMError.usage("--output: unknown placeholder '{\(name)}' in '\(outputTemplate.source)': \(file) has no such column (columns: \(knownList))")
+        }
+        for layer in config.layers {
+            for name in layer.unless.keys.sorted() where !known.contains(name) {
+                warn("\(config.file): \(layer.path).unless.\(name): \(file) has no column '\(name)', so this layer is never left out")
+            }
+        }
+
+        var rows: [BatchRow] = []
+        var rowByOutput: [String: BatchRow] = [:]
+        for record in table.rows {
+            let place = "\(file): line \(record.line) (row \(record.number))"
+            let variables = fixedVariables.merging(record.values) { fixed, _ in fixed }
+            for (name, neededBy) in Self.requiredVariables(config: config, template: outputTemplate, variables: variables)
+            where variables[name, default: ""].allSatisfy(\.isWhitespace) {
+                throw VideoWMError.usage("\(place): '\(name)' is empty, but \(neededBy) needs it")
+            }
+            let output: String
+            do {
+                output = try outputTemplate.resolve(variables)
+            } catch let error as VideoWMError {
+                throw VideoWMError(error.status, "\(place): \(error.message)")
+            }
+            guard av_guess_format(nil, output, nil) != nil else {
+                throw VideoWMError.usage("\(place): \(output): unknown output format (end the --output template with .mp4, .mov, .mkv, .webm or another container's extension)")
+            }
+            let row = BatchRow(number: record.number, line: record.line, variables: variables, output: output)
+            let key = OutputPathTemplate.path(of: OutputPathTemplate.normalizedComponents(of: output))
+            if let earlier = rowByOutput[key] {
+                throw VideoWMError.usage("\(place): its output \(output) is also the output of row \(earlier.number) (line \(earlier.line)); the --output template must give each row its own file, e.g. with {id}")
+            }
+            rowByOutput[key] = row
+            rows.append(row)
+        }
+        self.rows = rows
+    }
+
+    /// The rows `shard` takes, in file order.
+    public func rows(in shard: BatchShard) -> [BatchRow] {
+        rows.filter { shard.contains(rowIndex: $0.index) }
+    }
+
+    /// Each variable a row must give a value to, with what needs it: the output template,
+    /// and the text of every layer that `unless` does not leave out for this row.
+    static func requiredVariables(config: WatermarkConfig, template: OutputPathTemplate,
+                                  variables: [String: String]) -> [(name: String, neededBy: String)] {
+        var required = template.variableNames.map { (name: $0, neededBy: "--output") }
+        for layer in config.layers where !layer.isExcluded(by: variables) {
+            guard case .text(let text) = layer.content else { continue }
+            required += text.variableNames.map { (name: $0, neededBy: "\(config.file): \(layer.path).text") }
+        }
+        return required
+    }
+}

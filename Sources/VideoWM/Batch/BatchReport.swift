@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What happened to one row of a batch.
+public struct BatchRowResult: Sendable {
+    public enum Status: String, Sendable {
+        /// The output was written.
+        case done
+        /// The output already existed (a re-run); nothing was written.
+        case skipped
+        /// The output could not be written; the other rows went on.
+        case failed
+    }
+
+    public let row: BatchRow
+    public let status: Status
+    /// Wall time from the start of the row's group to its end (0 when skipped).
+    public let seconds: Double
+    public let error: VideoWMError?
+
+    /// The report line: `{"row":…,"output":…,"status":…,"seconds":…,"error":…}`.
+    public var jsonLine: String {
+        let error = self.error.map { JSONText.string($0.message) } ?? "null"
+        return "{\"row\":\(row.number),\"output\":\(JSONText.string(row.output)),\"status\":\"\(status.rawValue)\","
+            + "\"seconds\":\(String(format: "%.3f", seconds)),\"error\":\(error)}"
+    }
+}
+
+/// `--report FILE`: one JSON line per row, appended as each row ends, so a report survives
+/// an interrupt and several shards (or a re-run) can add to one file. Each line goes out in
+/// a single `write` on an `O_APPEND` descriptor, which keeps lines from different processes
+/// whole on a local file system.
+public final class BatchReport {
+    public let path: String
+    private let descriptor: Int32
+
+    public init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw VideoWMError.cannotCreate(path, "cannot open the report for writing: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    public func record(_ result: BatchRowResult) throws {
+        let bytes = Array((result.jsonLine + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count else {
+            throw VideoWMError.writeFailed(path, "writing the report failed: \(written < 0 ? String(cString: strerror(errno)) : "short write")")
+        }
+    }
+}
+
+/// JSON text for the few values the report writes.
+enum JSONText {
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

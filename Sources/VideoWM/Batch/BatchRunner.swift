@@ -1,0 +1,218 @@
+import Foundation
+import Overlay
+
+/// What a whole batch ended with.
+public struct BatchSummary: Sendable {
+    public var progress: BatchProgress
+    /// nil when every row is done or skipped; otherwise the highest exit status among the
+    /// failed rows, which the command line exits with.
+    public var worstFailure: ExitStatus?
+}
+
+/// `videowm batch`: one output per row, rows grouped so that each group shares one decode
+/// of the input ("decode once, encode many"). A group holds at most `outputsPerDecode`
+/// outputs, each with its own compositor and encoder, so memory grows with that number and
+/// not with the row count.
+///
+/// One row's failure — its output cannot be created, its encoder or muxer fails midway —
+/// abandons that output alone; the group goes on. Only an interrupt, or an input that
+/// cannot be opened at all, stops the batch.
+public struct BatchRunner {
+    public var input: String
+    public var config: WatermarkConfig
+    public var rows: [BatchRow]
+    /// The folder every output stays inside (the template's); it must exist.
+    public var outputDirectory: String
+    public var settings: EncodeSettings
+    public var damagePolicy: DamagePolicy
+    public var outputsPerDecode: Int
+    /// Redo rows whose output exists (replacing it) instead of skipping them.
+    public var force: Bool
+    public var warn: WarningHandler
+
+    public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
+                damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = 2, force: Bool = false, warn: @escaping WarningHandler) {
+        precondition(outputsPerDecode >= 1, "a group needs room for one output")
+        self.input = input
+        self.config = config
+        self.rows = rows
+        self.outputDirectory = outputDirectory
+        self.settings = settings
+        self.damagePolicy = damagePolicy
+        self.outputsPerDecode = outputsPerDecode
+        self.force = force
+        self.warn = warn
+    }
+
+    /// Runs every row. `onRow` hears each row's result as it ends (skipped rows first);
+    /// `onProgress` is called often (every frame): throttle before drawing.
+    public func run(onRow: (BatchRowResult) -> Void, onProgress: (BatchProgress) -> Void) throws -> BatchSummary {
+        let tracker = BatchProgressTracker(total: rows.count)
+        var worst: ExitStatus?
+        func report(_ result: BatchRowResult) {
+            tracker.record(result)
+            if let status = result.error?.status, status.rawValue > (worst?.rawValue ?? 0) { worst = status }
+            onRow(result)
+            onProgress(tracker.snapshot())
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw VideoWMError.cannotCreate(outputDirectory, "the output folder does not exist (create it first)")
+        }
+        for path in PartialOutputFiles.removeStale(forTargets: rows.map(\.output)) {
+            warn("\(path): removed, a partial output left by an interrupted run")
+        }
+
+        var pending: [BatchRow] = []
+        for row in rows {
+            if !force && PartialOutputFiles.finishedOutputExists(at: row.output) {
+                report(BatchRowResult(row: row, status: .skipped, seconds: 0, error: nil))
+            } else {
+                pending.append(row)
+            }
+        }
+        guard !pending.isEmpty else { return BatchSummary(progress: tracker.snapshot(), worstFailure: worst) }
+
+        // Open the input once before any output exists: a missing or unreadable input is the
+        // batch's failure, not every row's.
+        var probedSource: VideoSource? = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
+        tracker.start(pendingRows: pending.count, inputSeconds: probedSource?.input.durationSeconds)
+        let images = ImageCache()
+        try loadImages(usedBy: pending, into: images)
+
+        for start in stride(from: 0, to: pending.count, by: outputsPerDecode) {
+            try Interruption.throwIfRequested()
+            let group = Array(pending[start..<min(start + outputsPerDecode, pending.count)])
+            let source = probedSource
+            probedSource = nil
+            try runGroup(group, source: source, images: images, tracker: tracker, report: report, onProgress: onProgress)
+        }
+        return BatchSummary(progress: tracker.snapshot(), worstFailure: worst)
+    }
+
+    /// Decodes every logo a pending row draws, once, so a missing logo stops the batch up front.
+    private func loadImages(usedBy rows: [BatchRow], into images: ImageCache) throws {
+        for layer in config.layers {
+            guard case .image(let source) = layer.content, rows.contains(where: { !layer.isExcluded(by: $0.variables) }) else { continue }
+            _ = try images.image(at: source)
+        }
+    }
+
+    /// One decode of the input feeding every output of `group`.
+    private func runGroup(_ group: [BatchRow], source probed: VideoSource?, images: ImageCache, tracker: BatchProgressTracker,
+                          report: (BatchRowResult) -> Void, onProgress: (BatchProgress) -> Void) throws {
+        let started = Date()
+        func finish(_ row: BatchRow, _ error: Error?) throws {
+            let failure = error.map { Self.libraryError($0, row: row) }
+            if failure?.status == .interrupted { throw failure! }
+            report(BatchRowResult(row: row, status: failure == nil ? .done : .failed,
+                                  seconds: Date().timeIntervalSince(started), error: failure))
+        }
+
+        let source: VideoSource
+        do {
+            source = try probed ?? VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
+        } catch {
+            for row in group { try finish(row, error) }
+            return
+        }
+        var outputs: [GroupOutput] = []
+        for row in group {
+            do {
+                outputs.append(try GroupOutput(row: row, source: source, config: config, images: images, settings: settings,
+                                               overwrite: force, warn: warn))
+            } catch {
+                try finish(row, error)
+            }
+        }
+        guard !outputs.isEmpty else { return }
+
+        /// Runs `step` on every output; one that throws is abandoned and reported, the rest go on.
+        /// Once none is left, decoding the rest of the input would be wasted: stop it.
+        func forEachOutput(_ step: (MarkedOutput) throws -> Void) throws {
+            var index = 0
+            while index < outputs.count {
+                do {
+                    try step(outputs[index].output)
+                    index += 1
+                } catch {
+                    let failed = outputs.remove(at: index)
+                    failed.output.abandon()
+                    try finish(failed.row, error)
+                    if outputs.isEmpty { throw EveryOutputFailed() }
+                }
+            }
+        }
+
+        do {
+            try source.run(onFrame: { timed in
+                try forEachOutput { try $0.consume(timed, exclusive: false) }
+                tracker.groupReached(seconds: source.lastTimeSeconds, activeOutputs: outputs.count)
+                onProgress(tracker.snapshot())
+            }, onPacket: { packet in
+                try forEachOutput { try $0.passThrough(packet) }
+            })
+        } catch is EveryOutputFailed {
+            return
+        } catch {
+            // Raised by the input itself (damage under --errors fail, a read error): every
+            // output still open has lost its source.
+            let survivors = outputs
+            outputs = []
+            for output in survivors {
+                output.output.abandon()
+                try finish(output.row, error)
+            }
+            return
+        }
+        if source.damagedPackets > 0 {
+            warn("\(input): \(source.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs of rows \(outputs.map { String($0.row.number) }.joined(separator: ", ")) are complete but may show glitches there")
+        }
+        let finishing = outputs
+        outputs = []
+        for output in finishing {
+            do {
+                try output.output.finish()
+                try finish(output.row, nil)
+            } catch {
+                output.output.abandon()
+                try finish(output.row, error)
+            }
+        }
+    }
+
+    /// Every error a row reports is a library error naming the row's output.
+    static func libraryError(_ error: Error, row: BatchRow) -> VideoWMError {
+        if let error = error as? VideoWMError { return error }
+        return VideoWMError(.dataError, "\(row.output): \(error)")
+    }
+}
+
+/// Stops a group's decode when its last output has failed.
+private struct EveryOutputFailed: Error {}
+
+/// One row's output inside a group, with the lock that marks its partial file as live.
+private final class GroupOutput {
+    let row: BatchRow
+    let output: MarkedOutput
+    private let lock: PartialFileLock
+
+    init(row: BatchRow, source: VideoSource, config: WatermarkConfig, images: ImageCache, settings: EncodeSettings,
+         overwrite: Bool, warn: @escaping WarningHandler) throws {
+        self.row = row
+        // A row whose every layer is left out by `unless` gets an empty compositor: MarkedOutput then copies the video.
+        let compositor = try Compositor.forJob(config: config, variables: row.variables, images: images, warn: warn)
+        let folder = (row.output as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            // Only folders below the template's own (which exists) can be missing: placeholders made them.
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw VideoWMError.cannotCreate(row.output, "cannot create the folder \(folder): \((error as NSError).localizedDescription)")
+            }
+        }
+        output = try MarkedOutput(source: source, target: row.output, compositor: compositor, settings: settings,
+                                  overwrite: overwrite, warn: warn)
+        lock = PartialFileLock(path: output.temporaryPath)
+    }
+}

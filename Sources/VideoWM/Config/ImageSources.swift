@@ -1,0 +1,157 @@
+import CFFmpeg
+import Foundation
+
+/// The picture size an image file's header declares, read from its first bytes without
+/// decoding anything, so an absurd size is refused before a decoder allocates for it.
+///
+/// Knows PNG (IHDR), JPEG (the first SOF marker) and WebP (VP8, VP8L and VP8X headers).
+/// FFmpeg's probing decodes a whole frame to learn a PNG's size, which for a 12000×12000
+/// header means 600 MB before our own size check could run.
+enum ImageHeader {
+    /// How much of a file is read to find the size: JPEG's SOF follows the EXIF and ICC
+    /// segments, which are at most 64 KB each.
+    static let prefixBytes = 1 << 20
+
+    /// The declared size of the image at `path`, or nil for a file that cannot be read or
+    /// whose format or header this does not know (FFmpeg then has the last word).
+    static func declaredSize(ofFileAt path: String) -> (width: Int, height: Int)? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: prefixBytes) else { return nil }
+        return declaredSize(Array(data))
+    }
+
+    static func declaredSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        func u16be(_ i: Int) -> Int? { i + 2 <= bytes.count ? Int(bytes[i]) << 8 | Int(bytes[i + 1]) : nil }
+        func u32be(_ i: Int) -> Int? {
+            guard let high = u16be(i), let low = u16be(i + 2) else { return nil }
+            return high << 16 | low
+        }
+        func u16le(_ i: Int) -> Int? { i + 2 <= bytes.count ? Int(bytes[i]) | Int(bytes[i + 1]) << 8 : nil }
+        func u24le(_ i: Int) -> Int? { i + 3 <= bytes.count ? Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 : nil }
+        func starts(_ prefix: [UInt8], at i: Int = 0) -> Bool {
+            i + prefix.count <= bytes.count && Array(bytes[i..<i + prefix.count]) == prefix
+        }
+
+        // PNG: the signature, then IHDR's length and type, then width and height.
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            guard starts(Array("IHDR".utf8), at: 12), let w = u32be(16), let h = u32be(20) else { return nil }
+            return (w, h)
+        }
+        // JPEG: walk the marker segments up to the first start-of-frame.
+        if starts([0xFF, 0xD8]) {
+            var i = 2
+            while i + 4 <= bytes.count {
+                guard bytes[i] == 0xFF else { return nil }
+                let marker = bytes[i + 1]
+                if marker == 0xFF { i += 1; continue }  // fill byte
+                if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+                guard let length = u16be(i + 2), length >= 2 else { return nil }
+                // SOF0…SOF15, except DHT (C4), JPG (C8) and DAC (CC), carry the frame size.
+                if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
+                    guard let h = u16be(i + 5), let w = u16be(i + 7) else { return nil }
+                    return (w, h)
+                }
+                if marker == 0xDA || marker == 0xD9 { return nil }  // scan data before any frame header
+                i += 2 + length
+            }
+            return nil
+        }
+        // WebP: a RIFF container whose first chunk is VP8X, VP8L or "VP8 ".
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) {
+            if starts(Array("VP8X".utf8), at: 12), let w = u24le(24), let h = u24le(27) {
+                return (w + 1, h + 1)
+            }
+            if starts(Array("VP8L".utf8), at: 12), bytes.count >= 25, bytes[20] == 0x2F {
+                let bits = Int(bytes[21]) | Int(bytes[22]) << 8 | Int(bytes[23]) << 16 | Int(bytes[24]) << 24
+                return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
+            }
+            if starts(Array("VP8 ".utf8), at: 12), starts([0x9D, 0x01, 0x2A], at: 23), let w = u16le(26), let h = u16le(28) {
+                return (w & 0x3FFF, h & 0x3FFF)
+            }
+            return nil
+        }
+        return nil
+    }
+}
+
+/// An http(s) image named in a config (or given to `stamp`), fetched with FFmpeg's own
+/// http/https protocols and nothing else, within a time limit, and decoded like a file.
+///
+/// A URL that cannot be fetched (refused, unreachable, timed out, 404 or any HTTP error)
+/// is missing input, exit 66, naming the URL; a fetched body that is not a usable image
+/// is unreadable input, exit 65. Callers cache the decoded image (`ImageCache`), so a run
+/// fetches each URL once.
+enum RemoteImage {
+    /// Connecting and every read must make progress within this many seconds.
+    static let timeoutSeconds = 20
+    /// A logo larger than this is refused while downloading.
+    static let maximumBytes = 64 << 20
+
+    static func isURL(_ source: String) -> Bool {
+        let lower = source.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// Downloads `url` and decodes it through `StillImageReader`, whose messages then name the URL.
+    static func read(url: String) throws -> StillImageReader.Decoded {
+        let bytes = try download(url)
+        guard !bytes.isEmpty else { throw VideoWMError.corrupt(url, "the server sent an empty body, not an image") }
+        let temporary = FileManager.default.temporaryDirectory
+            .appendingPathComponent("videowm-image-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw VideoWMError(.ioError, "\(url): cannot keep the downloaded image in \(FileManager.default.temporaryDirectory.path)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do {
+            return try StillImageReader.read(path: temporary)
+        } catch let error as VideoWMError {
+            throw VideoWMError(error.status, error.message.replacingOccurrences(of: temporary, with: url))
+        }
+    }
+
+    static func download(_ url: String) throws -> [UInt8] {
+        let connection = try NetworkInput(url: url, timeoutSeconds: timeoutSeconds)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBufferPointer { avio_read(connection.context, $0.baseAddress, Int32($0.count)) }
+            if count == AVErrorCode.endOfFile || count == 0 { break }
+            if count == AVErrorCode.exit { throw VideoWMError.interrupted }
+            guard count > 0 else { throw VideoWMError(.noInput, "\(url): download failed: \(ffmpegMessage(count))") }
+            bytes.append(contentsOf: chunk[0..<Int(count)])
+            guard bytes.count <= maximumBytes else {
+                throw VideoWMError.corrupt(url, "is larger than \(maximumBytes >> 20) MB; a logo should be far smaller")
+            }
+        }
+        return bytes
+    }
+}
+
+/// An owned read-only `AVIOContext` on an http(s) URL, opened with only the network
+/// protocols allowed and with connect and read time limits.
+final class NetworkInput {
+    let context: UnsafeMutablePointer<AVIOContext>
+
+    init(url: String, timeoutSeconds: Int) throws {
+        var options: OpaquePointer?
+        let microseconds = String(timeoutSeconds * 1_000_000)
+        av_dict_set(&options, "protocol_whitelist", "http,https,tcp,tls,crypto", 0)
+        av_dict_set(&options, "rw_timeout", microseconds, 0)
+        av_dict_set(&options, "timeout", microseconds, 0)
+        var interrupt = AVIOInterruptCB(callback: { _ in Interruption.isRequested ? 1 : 0 }, opaque: nil)
+        var opened: UnsafeMutablePointer<AVIOContext>?
+        let code = avio_open2(&opened, url, AVIO_FLAG_READ, &interrupt, &options)
+        av_dict_free(&options)
+        if code == AVErrorCode.exit { throw VideoWMError.interrupted }
+        guard code >= 0, let opened else {
+            throw VideoWMError(.noInput, "\(url): cannot fetch: \(ffmpegMessage(code))")
+        }
+        context = opened
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVIOContext>? = context
+        avio_closep(&c)
+    }
+}

@@ -1,0 +1,210 @@
+import CFFmpeg
+import Animation
+import Overlay
+
+/// Finds the frame a viewer sees at a given time, as `transcode` times it, without decoding
+/// a long video from the start.
+///
+/// Times count from the first frame the decoder presents (as in `VideoSource`), so that
+/// frame is decoded once up front and its timestamp kept. For each request the demuxer
+/// seeks to the keyframe at or before the wanted timestamp and decodes forward; the frame
+/// shown is the one with the largest timestamp not after it. Decoding from a keyframe gives
+/// the same pictures as decoding from the start, so the result is identical to a full scan.
+///
+/// Seeking is only trusted when it can be checked: the first frame out of the decoder must
+/// be a keyframe with a timestamp no later than the wanted one. A seek that lands late (an
+/// index keyed by decode time, a B-frame keyframe) is retried from just before that
+/// keyframe; a file without timestamps, one that cannot seek, or one whose seeks keep
+/// missing is decoded from the start instead, exactly as `transcode` reads it.
+final class VideoFrameLocator {
+    /// A decoded frame (owned by the caller) and the time it is shown.
+    struct Located {
+        let frame: Frame
+        let time: PresentationTime
+        /// True when the frame is the stream's last (the wanted time may lie past the end).
+        let isLast: Bool
+    }
+
+    let path: String
+    let rotation: DisplayRotation
+    /// Seconds the video stream lasts, when known.
+    let durationSeconds: Double?
+    private var input: InputFile
+    private var decoder: Decoder
+    private let streamIndex: Int
+    private let timeBase: AVRational
+    /// The first presented frame's timestamp: time zero. Nil when it has none (then no seeking).
+    private var firstTimestamp: Int64?
+    private let packet: Packet
+    private var draining = false
+    /// How requests were answered, for tests and `-v` diagnostics.
+    private(set) var seeks = 0
+    private(set) var fullScans = 0
+
+    private static let seekAttempts = 4
+    /// Frames tolerated after a seek before the first keyframe appears.
+    private static let framesBeforeKeyframeLimit = 64
+
+    init(path: String) throws {
+        self.path = path
+        (input, decoder, streamIndex) = try Self.open(path)
+        let stream = input.stream(streamIndex)
+        rotation = VideoSource.displayRotation(of: stream)
+        timeBase = stream.pointee.time_base
+        // The video's own duration when the file gives it: a container's may include longer audio.
+        let streamDuration = stream.pointee.duration
+        durationSeconds = streamDuration > 0 && streamDuration != vwm_nopts_value() && timeBase.num > 0 && timeBase.den > 0
+            ? Double(streamDuration) * Double(timeBase.num) / Double(timeBase.den)
+            : input.durationSeconds
+        packet = try Packet()
+        let first = try Frame()
+        guard try nextFrame(into: first) else { throw VideoWMError.corrupt(path, "no frame could be decoded") }
+        firstTimestamp = Self.timestamp(of: first)
+    }
+
+    private static func open(_ path: String) throws -> (InputFile, Decoder, Int) {
+        let input = try InputFile(path: path)
+        guard let index = input.bestVideoStreamIndex() else { throw VideoWMError.corrupt(path, "has no video stream") }
+        let decoder = try Decoder(stream: input.stream(index), file: path)
+        guard decoder.context.pointee.width > 0, decoder.context.pointee.height > 0 else {
+            throw VideoWMError.corrupt(path, "the video stream has no picture size")
+        }
+        return (input, decoder, index)
+    }
+
+    private static func timestamp(of frame: Frame) -> Int64? {
+        let pts = frame.pointer.pointee.best_effort_timestamp
+        return pts == vwm_nopts_value() ? nil : pts
+    }
+
+    private func time(of timestamp: Int64, first: Int64) -> PresentationTime {
+        FrameClock.time(ofTimestamp: timestamp, firstTimestamp: first,
+                        timeBaseNumerator: Int64(timeBase.num), timeBaseDenominator: Int64(timeBase.den))
+    }
+
+    /// The frame shown at `wanted`: the last one whose time is not after it.
+    func frame(at wanted: PresentationTime) throws -> Located {
+        if let first = firstTimestamp {
+            var target = FrameClock.timestamp(at: wanted, firstTimestamp: first,
+                                              timeBaseNumerator: Int64(timeBase.num), timeBaseDenominator: Int64(timeBase.den))
+            attempts: for _ in 0..<Self.seekAttempts {
+                switch try seekAndDecode(to: target, wanted: wanted, first: first) {
+                case .found(let located):
+                    seeks += 1
+                    return located
+                case .landedLate(let keyframeTimestamp) where keyframeTimestamp > Int64.min && keyframeTimestamp - 1 < target:
+                    target = keyframeTimestamp - 1
+                case .landedLate, .unreliable:
+                    break attempts
+                }
+            }
+        }
+        fullScans += 1
+        return try frameByScanningFromStart(at: wanted)
+    }
+
+    private enum SeekOutcome {
+        case found(Located)
+        /// The first keyframe after the seek is already past the wanted time; its decode timestamp.
+        case landedLate(Int64)
+        case unreliable
+    }
+
+    private func seekAndDecode(to target: Int64, wanted: PresentationTime, first: Int64) throws -> SeekOutcome {
+        guard avformat_seek_file(input.context, Int32(streamIndex), Int64.min, target, target, 0) >= 0 else { return .unreliable }
+        avcodec_flush_buffers(decoder.context)
+        draining = false
+        var frame = try Frame()
+        var shown: (frame: Frame, timestamp: Int64)?
+        var sawKeyframe = false
+        var framesBeforeKeyframe = 0
+        var reachedLaterFrame = false
+        while try nextFrame(into: frame) {
+            guard let pts = Self.timestamp(of: frame) else { return .unreliable }
+            if !sawKeyframe {
+                // Frames before the first keyframe (an open GOP's leading pictures) lack their
+                // references and precede it in time anyway.
+                guard frame.pointer.pointee.key_frame != 0 else {
+                    framesBeforeKeyframe += 1
+                    if framesBeforeKeyframe > Self.framesBeforeKeyframeLimit { return .unreliable }
+                    frame.unref()
+                    continue
+                }
+                sawKeyframe = true
+                if time(of: pts, first: first) > wanted {
+                    let dts = frame.pointer.pointee.pkt_dts
+                    return .landedLate(min(pts, dts == vwm_nopts_value() ? pts : dts))
+                }
+            }
+            if time(of: pts, first: first) > wanted {
+                reachedLaterFrame = true
+                break
+            }
+            if pts >= shown?.timestamp ?? Int64.min {
+                shown = (frame, pts)
+                frame = try Frame()
+            } else {
+                frame.unref()
+            }
+        }
+        guard let shown else { return .unreliable }
+        return .found(Located(frame: shown.frame, time: time(of: shown.timestamp, first: first), isLast: !reachedLaterFrame))
+    }
+
+    /// The exact reading of `transcode`: decode from the first packet, timing frames with a
+    /// `FrameClock` (which also places frames that carry no timestamp).
+    func frameByScanningFromStart(at wanted: PresentationTime) throws -> Located {
+        (input, decoder, _) = try Self.open(path)
+        draining = false
+        var clock = FrameClock(timeBaseNumerator: timeBase.num, timeBaseDenominator: timeBase.den)
+        var frame = try Frame()
+        var shown: (frame: Frame, time: PresentationTime)?
+        var reachedLaterFrame = false
+        while try nextFrame(into: frame) {
+            let duration = frame.pointer.pointee.pkt_duration
+            let t = clock.time(ofTimestamp: Self.timestamp(of: frame), duration: duration > 0 ? duration : nil)
+            if t > wanted && shown != nil {
+                reachedLaterFrame = true
+                break
+            }
+            shown = (frame, t)
+            frame = try Frame()
+        }
+        guard let shown else { throw VideoWMError.corrupt(path, "no frame could be decoded") }
+        return Located(frame: shown.frame, time: shown.time, isLast: !reachedLaterFrame)
+    }
+
+    /// The next frame in presentation order, or false at the end of the stream. Damaged
+    /// packets are concealed by the decoder, as `transcode` does by default.
+    private func nextFrame(into frame: Frame) throws -> Bool {
+        while true {
+            let step: CodecStep
+            do {
+                step = try decoder.receive(into: frame)
+            } catch let error as VideoWMError where error.status == .dataError {
+                continue
+            }
+            switch step {
+            case .produced:
+                return true
+            case .endOfStream:
+                return false
+            case .needsInput:
+                if draining { return false }
+            }
+            try Interruption.throwIfRequested()
+            if try input.read(into: packet) {
+                defer { packet.unref() }
+                guard packet.streamIndex == streamIndex else { continue }
+                do {
+                    _ = try decoder.send(packet)
+                } catch let error as VideoWMError where error.status == .dataError {
+                    continue
+                }
+            } else {
+                draining = true
+                _ = try decoder.send(nil)
+            }
+        }
+    }
+}

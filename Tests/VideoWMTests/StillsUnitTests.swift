@@ -1,0 +1,219 @@
+import Animation
+import CFFmpeg
+import Foundation
+import Overlay
+import Testing
+@testable import VideoWM
+
+/// A TIFF block (what follows "Exif\0\0") whose IFD0 holds one Orientation entry.
+func tiffWithOrientation(_ value: Int, bigEndian: Bool = false, type: UInt16 = 3) -> [UInt8] {
+    func u16(_ v: UInt16) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    func u32(_ v: UInt32) -> [UInt8] { bigEndian ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
+    let value16 = type == 4 ? u32(UInt32(value)) : u16(UInt16(value)) + [0, 0]
+    return (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + u16(42) + u32(8) + u16(2)
+        + u16(0x010F) + u16(2) + u32(4) + [0x41, 0x42, 0x43, 0]   // Make = "ABC", to be skipped
+        + u16(0x0112) + u16(type) + u32(1) + value16
+        + u32(0)
+}
+
+@Suite("EXIF orientation")
+struct ExifOrientationTests {
+    @Test("IFD0's Orientation is found in both byte orders and as SHORT or LONG")
+    func readsOrientation() {
+        for value in 1...8 {
+            #expect(ExifOrientation.inTIFF(tiffWithOrientation(value))?.rawValue == value)
+            #expect(ExifOrientation.inTIFF(tiffWithOrientation(value, bigEndian: true))?.rawValue == value)
+            #expect(ExifOrientation.inTIFF(tiffWithOrientation(value, type: 4))?.rawValue == value)
+        }
+    }
+
+    @Test("malformed or hostile TIFF data gives nil, never a crash")
+    func malformedData() {
+        let good = tiffWithOrientation(6)
+        #expect(ExifOrientation.inTIFF([UInt8]()) == nil)
+        #expect(ExifOrientation.inTIFF(tiffWithOrientation(0)) == nil)
+        #expect(ExifOrientation.inTIFF(tiffWithOrientation(9)) == nil)
+        #expect(ExifOrientation.inTIFF(tiffWithOrientation(6, type: 7)) == nil)
+        #expect(ExifOrientation.inTIFF(Array("XX*\u{0}".utf8) + good.dropFirst(4)) == nil)
+        for cut in 0..<good.count - 4 {
+            // Every truncation: the Orientation entry is either whole or ignored.
+            let value = ExifOrientation.inTIFF(good.prefix(cut))
+            #expect(value == nil || value?.rawValue == 6)
+        }
+        var hugeCount = good
+        hugeCount[8] = 0xFF; hugeCount[9] = 0xFF
+        #expect(ExifOrientation.inTIFF(hugeCount) == nil || ExifOrientation.inTIFF(hugeCount)?.rawValue == 6)
+        var farOffset = good
+        farOffset[4] = 0xF0; farOffset[5] = 0xFF; farOffset[6] = 0xFF; farOffset[7] = 0x7F
+        #expect(ExifOrientation.inTIFF(farOffset) == nil)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            var bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if bytes.count >= 4, Bool.random(using: &generator) { bytes.replaceSubrange(0..<4, with: [0x49, 0x49, 42, 0]) }
+            _ = ExifOrientation.inTIFF(bytes)
+        }
+    }
+
+    @Test("a PNG's eXIf chunk is read; other files give nil")
+    func pngChunk() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("videowm-exif-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let n = UInt32(body.count)
+            return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + Array(type.utf8) + body + [0, 0, 0, 0]
+        }
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let header = chunk("IHDR", [UInt8](repeating: 1, count: 13))
+        let cases: [(String, [UInt8], Int?)] = [
+            ("exif.png", signature + header + chunk("eXIf", tiffWithOrientation(8, bigEndian: true)) + chunk("IDAT", [1, 2]), 8),
+            ("prefixed.png", signature + header + chunk("eXIf", Array("Exif\0\0".utf8) + tiffWithOrientation(3)) + chunk("IDAT", []), 3),
+            ("after-data.png", signature + header + chunk("IDAT", [1]) + chunk("eXIf", tiffWithOrientation(6)), nil),
+            ("none.png", signature + header + chunk("IDAT", [1]) + chunk("IEND", []), nil),
+            ("truncated.png", signature + Array(header.prefix(10)), nil),
+            ("lying-length.png", signature + [0x7F, 0xFF, 0xFF, 0xF0] + Array("tEXt".utf8), nil),
+            ("not.png", Array("hello, world".utf8), nil),
+        ]
+        for (name, bytes, expected) in cases {
+            let path = directory.appendingPathComponent(name).path
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            #expect(ExifOrientation.inPNG(at: path)?.rawValue == expected, "\(name)")
+        }
+        #expect(ExifOrientation.inPNG(at: directory.appendingPathComponent("missing.png").path) == nil)
+    }
+
+    /// The stored picture is 3×2 with pixels numbered 0…5 row by row; each orientation's
+    /// upright picture, written out from the EXIF definitions (row 0 / column 0 meanings).
+    @Test("each orientation turns and mirrors as EXIF defines")
+    func orientedPictures() {
+        var pixels: [UInt8] = []
+        for n in 0..<6 { pixels += [UInt8(n), 0, 0, 255] }
+        let stored = StraightRGBAImage(width: 3, height: 2, pixels: pixels)
+        let expected: [Int: (Int, Int, [Int])] = [
+            1: (3, 2, [0, 1, 2, 3, 4, 5]),
+            2: (3, 2, [2, 1, 0, 5, 4, 3]),
+            3: (3, 2, [5, 4, 3, 2, 1, 0]),
+            4: (3, 2, [3, 4, 5, 0, 1, 2]),
+            5: (2, 3, [0, 3, 1, 4, 2, 5]),
+            6: (2, 3, [3, 0, 4, 1, 5, 2]),
+            7: (2, 3, [5, 2, 4, 1, 3, 0]),
+            8: (2, 3, [2, 5, 1, 4, 0, 3]),
+        ]
+        for (value, (width, height, order)) in expected {
+            let upright = stored.oriented(ExifOrientation(value)!)
+            #expect(upright.width == width && upright.height == height, "orientation \(value)")
+            #expect(stride(from: 0, to: upright.pixels.count, by: 4).map { Int(upright.pixels[$0]) } == order, "orientation \(value)")
+        }
+    }
+}
+
+@Suite("still encoding")
+struct StillEncodingTests {
+    @Test("quality maps onto mjpeg's qscale like libjpeg's scale, monotonically")
+    func qualityScale() {
+        #expect(StillImageWriter.mjpegQScale(forQuality: 100) == 1)
+        #expect(StillImageWriter.mjpegQScale(forQuality: 90) == 3)
+        #expect(StillImageWriter.mjpegQScale(forQuality: 75) == 7)
+        #expect(StillImageWriter.mjpegQScale(forQuality: 1) == 31)
+        let scales = (1...100).map(StillImageWriter.mjpegQScale(forQuality:))
+        #expect(zip(scales, scales.dropFirst()).allSatisfy { $0 >= $1 })
+    }
+
+    @Test("alpha is detected, so opaque PNGs are written without an alpha channel")
+    func opacity() {
+        var image = StraightRGBAImage(width: 5, height: 3, fill: RGBAColor(red: 1, green: 2, blue: 3, alpha: 255))
+        #expect(image.isOpaque)
+        image.pixels[4 * 7 + 3] = 254
+        #expect(!image.isOpaque)
+    }
+
+    @Test("the ICC profile reaches PNG and JPEG files; WebP cannot carry it")
+    func colourProfileIsWritten() throws {
+        let profile = (0..<300).map { UInt8($0 % 251) }
+        let image = StraightRGBAImage(width: 16, height: 8, fill: RGBAColor(red: 200, green: 100, blue: 50, alpha: 255))
+        for (format, name) in [(StillImageWriter.Format.png, "x.png"), (.jpeg, "x.jpg")] {
+            let bytes = try StillImageWriter.encode(image, format: format, path: name, settings: .init(quality: 90, iccProfile: profile))
+            let haystack = Data(bytes)
+            // PNG compresses the profile (iCCP); JPEG stores it raw in APP2 "ICC_PROFILE".
+            #expect(haystack.range(of: Data(format == .png ? Array("iCCP".utf8) : Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile)) != nil, "\(name)")
+        }
+        #expect(!StillImageWriter.Format.webp.keepsColorProfile)
+    }
+}
+
+@Suite("contact sheet layout")
+struct ContactSheetLayoutTests {
+    @Test("samples run from the first frame to the end, evenly")
+    func sampleTimes() {
+        #expect(ContactSheet.sampleTimes(count: 1, durationSeconds: 10) == [.zero])
+        #expect(ContactSheet.sampleTimes(count: 5, durationSeconds: 10).map(\.seconds) == [0, 2.5, 5, 7.5, 10])
+        #expect(ContactSheet.sampleTimes(count: 3, durationSeconds: 0) == [.zero])
+    }
+
+    @Test("labels show minutes, seconds and milliseconds, and hours past an hour")
+    func labels() {
+        #expect(ContactSheet.label(for: .zero) == "0:00.000")
+        #expect(ContactSheet.label(for: PresentationTime(seconds: 7.5)) == "0:07.500")
+        #expect(ContactSheet.label(for: PresentationTime(seconds: 62.04)) == "1:02.040")
+        #expect(ContactSheet.label(for: PresentationTime(seconds: 3723.001)) == "1:02:03.001")
+    }
+
+    @Test("grids hold every frame, keep tiles at most 480 pixels, and never upscale")
+    func grids() {
+        let hd = ContactSheet.Layout(count: 12, displayWidth: 1920, displayHeight: 1080)
+        #expect((hd.tileWidth, hd.tileHeight) == (480, 270))
+        #expect((hd.columns, hd.rows) == (4, 3))
+        #expect(hd.sheetWidth == 8 + 4 * (480 + 8) && hd.sheetHeight == 8 + 3 * (270 + 28 + 8))
+        let small = ContactSheet.Layout(count: 6, displayWidth: 320, displayHeight: 240)
+        #expect((small.tileWidth, small.tileHeight, small.columns, small.rows) == (320, 240, 3, 2))
+        let portrait = ContactSheet.Layout(count: 12, displayWidth: 1080, displayHeight: 1920)
+        #expect((portrait.tileWidth, portrait.tileHeight) == (270, 480))
+        #expect(portrait.columns > portrait.rows)
+        for count in 1...100 {
+            let layout = ContactSheet.Layout(count: count, displayWidth: 640, displayHeight: 360)
+            #expect(layout.columns * layout.rows >= count && layout.columns * (layout.rows - 1) < count, "\(count)")
+            let last = layout.tileOrigin(count - 1)
+            #expect(last.x + layout.tileWidth <= layout.sheetWidth && last.y + layout.tileHeight + 28 <= layout.sheetHeight)
+        }
+    }
+}
+
+@Suite("finding the frame shown at a time")
+struct VideoFrameLocatorTests {
+    /// A clip with B-frames and short GOPs, so seeks land mid-stream and frames are reordered.
+    func makeClip(_ name: String, extra: [String] = []) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("videowm-locator-\(UUID().uuidString)-\(name)").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
+                             "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "12", "-pix_fmt", "yuv420p"] + extra + [path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return path
+    }
+
+    func checksum(_ frame: Frame) -> Int {
+        let f = frame.pointer.pointee
+        var hasher = Hasher()
+        for row in 0..<frame.height { hasher.combine(bytes: UnsafeRawBufferPointer(start: f.data.0! + row * Int(f.linesize.0), count: frame.width)) }
+        return hasher.finalize()
+    }
+
+    @Test("seeking gives the frame, time and pixels a scan from the start gives", arguments: ["clip.mp4", "clip.mkv"])
+    func seekingMatchesScanning(name: String) throws {
+        let clip = try makeClip(name, extra: name.hasSuffix(".mp4") ? ["-bf", "3"] : [])
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        let seeking = try VideoFrameLocator(path: clip)
+        let scanning = try VideoFrameLocator(path: clip)
+        for seconds in [0, 0.01, 0.039, 0.04, 0.47, 0.48, 0.5, 1.234, 2.0, 2.999, 3.95, 3.96, 3.999, 5] {
+            let time = PresentationTime(seconds: seconds)
+            let sought = try seeking.frame(at: time)
+            let scanned = try scanning.frameByScanningFromStart(at: time)
+            #expect(sought.time == scanned.time, "\(seconds) s")
+            #expect(checksum(sought.frame) == checksum(scanned.frame), "\(seconds) s")
+            #expect(sought.isLast == scanned.isLast, "\(seconds) s")
+        }
+        #expect(seeking.fullScans == 0, "every request should have been answered by seeking")
+    }
+}
