@@ -128,11 +128,19 @@ public final class Compositor {
         var storedWidth: Int
         var storedHeight: Int
         var rotation: DisplayRotation
+        var pixelAspect: PixelAspect
+
+        /// The picture as a viewer sees it: square pixels, rotated upright.
+        var display: (width: Int, height: Int) {
+            rotation.displaySize(storedWidth: pixelAspect.squareWidth(ofStoredWidth: storedWidth), storedHeight: storedHeight)
+        }
     }
 
     /// A layer ready for one geometry: the mark in storage orientation plus its display layout box.
     private struct PreparedLayer {
         var mark: PreparedMark
+        /// The mark's size as displayed (before it was turned and squeezed into storage).
+        var displayImageSize: (width: Int, height: Int)
         var layoutBox: PixelRect
         var isTiled: Bool
     }
@@ -149,8 +157,9 @@ public final class Compositor {
     /// Prepares every layer for frames stored at `storedWidth`×`storedHeight` shown with
     /// `rotation`. Called implicitly by `composite`; calling it up front surfaces font and
     /// text errors before any output is written.
-    public func prepare(storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright) throws {
-        _ = try preparedLayers(for: Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation))
+    public func prepare(storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright,
+                        pixelAspect: PixelAspect = .square) throws {
+        _ = try preparedLayers(for: Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect))
     }
 
     /// Draws every text layer once for a `displayWidth`×`displayHeight` frame and throws the
@@ -171,10 +180,11 @@ public final class Compositor {
 
     /// Blends every visible layer at presentation time `time` onto `canvas`.
     public func composite(onto canvas: some CompositingCanvas, at time: PresentationTime,
-                          rotation: DisplayRotation = .upright) throws {
-        let geometry = Geometry(storedWidth: canvas.width, storedHeight: canvas.height, rotation: rotation)
+                          rotation: DisplayRotation = .upright, pixelAspect: PixelAspect = .square) throws {
+        let geometry = Geometry(storedWidth: canvas.width, storedHeight: canvas.height, rotation: rotation, pixelAspect: pixelAspect)
         let layersForFrame = try preparedLayers(for: geometry)
-        let display = rotation.displaySize(storedWidth: canvas.width, storedHeight: canvas.height)
+        let display = geometry.display
+        let squareWidth = pixelAspect.squareWidth(ofStoredWidth: canvas.width)
         let shortSide = Double(min(display.width, display.height))
         for (spec, layer) in zip(layers, layersForFrame) {
             let state = spec.timeline.state(at: time)
@@ -189,19 +199,17 @@ public final class Compositor {
                                           frameWidth: display.width, frameHeight: display.height,
                                           insetPixels: spec.insetFraction * shortSide,
                                           xPercent: state.xPercent, yPercent: state.yPercent)
-            let image = layer.mark.sprite.image
-            // `image` is already in storage orientation; its display size swaps with the rotation.
-            let displayImageSize = rotation.displaySize(storedWidth: image.width, storedHeight: image.height)
             let displayRect = PixelRect(x: origin.x - layer.layoutBox.x, y: origin.y - layer.layoutBox.y,
-                                        width: displayImageSize.width, height: displayImageSize.height)
-            let stored = rotation.storedRect(ofDisplayRect: displayRect, storedWidth: canvas.width, storedHeight: canvas.height)
-            canvas.blend(layer.mark, atX: stored.x, y: stored.y, opacity: opacity)
+                                        width: layer.displayImageSize.width, height: layer.displayImageSize.height)
+            // Display → stored orientation (in square pixels) → stored pixels.
+            let square = rotation.storedRect(ofDisplayRect: displayRect, storedWidth: squareWidth, storedHeight: canvas.height)
+            canvas.blend(layer.mark, atX: pixelAspect.storedX(ofSquareX: square.x), y: square.y, opacity: opacity)
         }
     }
 
     private func preparedLayers(for geometry: Geometry) throws -> [PreparedLayer] {
         if let cached = prepared[geometry] { return cached }
-        let display = geometry.rotation.displaySize(storedWidth: geometry.storedWidth, storedHeight: geometry.storedHeight)
+        let display = geometry.display
         var result: [PreparedLayer] = []
         for (index, spec) in layers.enumerated() {
             let sprite: Sprite
@@ -222,9 +230,15 @@ public final class Compositor {
                 layoutBox = PixelRect(x: 0, y: 0, width: display.width, height: display.height)
                 isTiled = true
             }
-            let stored = image.rotated(clockwiseQuarterTurns: 4 - geometry.rotation.clockwiseQuarterTurns)
+            let displayImageSize = (image.width, image.height)
+            var stored = image.rotated(clockwiseQuarterTurns: 4 - geometry.rotation.clockwiseQuarterTurns)
+            if !geometry.pixelAspect.isSquare {
+                // Squeeze into non-square stored pixels; a frame-sized tile must fill the stored width exactly.
+                let width = isTiled ? geometry.storedWidth : max(1, geometry.pixelAspect.storedX(ofSquareX: stored.width))
+                stored = stored.resized(width: width, height: stored.height)
+            }
             result.append(PreparedLayer(mark: PreparedMark(sprite: Sprite(image: stored, layoutBox: layoutBox)),
-                                        layoutBox: layoutBox, isTiled: isTiled))
+                                        displayImageSize: displayImageSize, layoutBox: layoutBox, isTiled: isTiled))
         }
         prepared[geometry] = result
         return result

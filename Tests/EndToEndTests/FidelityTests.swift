@@ -192,3 +192,37 @@ func setDisplayMatrixRotatedClockwise(mp4 input: String, to output: String) thro
     }
     try data.write(to: URL(fileURLWithPath: output))
 }
+
+@Suite("non-square pixels")
+struct PixelAspectTests {
+    @Test("on anamorphic video (2:1 pixels) a square logo shows square, and the thumbnail is widened to match")
+    func anamorphicMarksLookUndistorted() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        try h.ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=25:duration=0.4", "-vf", "setsar=2/1",
+                      "-c:v", "libx264", "-preset", "ultrafast", h.path("wide.mp4")])
+        try h.ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=40x40", "-frames:v", "1", h.path("logo.png")])
+        let config = try h.write("c.json", #"{ "watermarks": [ { "image": "logo.png", "size": 0.3, "anchor": "center" } ] }"#)
+        let r = try h.videowm("transcode", h.path("wide.mp4"), h.path("out.mp4"), "-c", config)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try h.ffprobe(["-select_streams", "v:0", "-show_entries", "stream=sample_aspect_ratio", "-of", "csv=p=0", h.path("out.mp4")])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "2:1")
+        // Displayed: 640×240. The logo is 0.3 × 240 = 72 px tall, so 72 px wide on screen, 36 stored.
+        let shown = try h.run("ffmpeg", ["-v", "error", "-i", h.path("out.mp4"), "-frames:v", "1", "-vf", "scale=640:240", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let pixels = [UInt8](shown.stdoutData)
+        var columns = Set<Int>(), rows = Set<Int>()
+        for y in 0..<240 {
+            for x in 0..<640 {
+                let i = (y * 640 + x) * 3
+                if pixels[i] > 200 && pixels[i + 1] < 60 && pixels[i + 2] > 200 { columns.insert(x); rows.insert(y) }
+            }
+        }
+        #expect(abs(columns.count - rows.count) <= 3, "shown \(columns.count)×\(rows.count)")
+        #expect(abs(rows.count - 72) <= 3)
+
+        let thumb = try h.videowm("thumbnail", h.path("wide.mp4"), h.path("t.png"), "--at", "0", "-c", config)
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        #expect(try h.ffprobe(["-show_entries", "stream=width,height", "-of", "csv=p=0", h.path("t.png")])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "640,240")
+    }
+}

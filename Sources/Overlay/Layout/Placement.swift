@@ -49,3 +49,40 @@ public struct DisplayRotation: Hashable, Sendable {
         }
     }
 }
+
+/// The shape of a stored pixel: a video's sample aspect ratio. 2:1 means each stored pixel
+/// is shown twice as wide as it is tall (anamorphic video), so marks are laid out on the
+/// displayed picture and squeezed into the stored one, and look undistorted when played.
+public struct PixelAspect: Hashable, Sendable {
+    public let numerator: Int
+    public let denominator: Int
+
+    /// Unknown or nonsensical ratios (0:1, negative, absurd) mean square pixels, as players assume.
+    public init(numerator: Int, denominator: Int) {
+        if numerator > 0, denominator > 0, Double(numerator) / Double(denominator) > 0.01, Double(numerator) / Double(denominator) < 100 {
+            let g = Self.gcd(numerator, denominator)
+            self.numerator = numerator / g
+            self.denominator = denominator / g
+        } else {
+            self.numerator = 1
+            self.denominator = 1
+        }
+    }
+
+    public static let square = PixelAspect(numerator: 1, denominator: 1)
+
+    public var ratio: Double { Double(numerator) / Double(denominator) }
+    public var isSquare: Bool { numerator == denominator }
+
+    /// The width in square pixels of `storedWidth` stored pixels.
+    public func squareWidth(ofStoredWidth storedWidth: Int) -> Int {
+        isSquare ? storedWidth : max(1, Int((Double(storedWidth) * ratio).rounded()))
+    }
+
+    /// The stored column of a column in square pixels.
+    public func storedX(ofSquareX x: Int) -> Int {
+        isSquare ? x : Int((Double(x) / ratio).rounded())
+    }
+
+    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+}

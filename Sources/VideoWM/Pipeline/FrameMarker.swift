@@ -11,6 +11,7 @@ final class FrameMarker {
     let compositor: Compositor
     let targetFormat: AVPixelFormat
     let rotation: DisplayRotation
+    let pixelAspect: PixelAspect
     let file: String
     /// The decoded picture size, and the (possibly padded) size of the frames handed on.
     let pictureWidth: Int
@@ -19,12 +20,13 @@ final class FrameMarker {
     let outputHeight: Int
     private var converter: FrameConverter?
 
-    init(compositor: Compositor, targetFormat: AVPixelFormat, rotation: DisplayRotation, file: String,
-         pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil) {
+    init(compositor: Compositor, targetFormat: AVPixelFormat, rotation: DisplayRotation, pixelAspect: PixelAspect = .square,
+         file: String, pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil) {
         precondition(PlanarYUVLayout(targetFormat) != nil, "marks need a planar YUV target")
         self.compositor = compositor
         self.targetFormat = targetFormat
         self.rotation = rotation
+        self.pixelAspect = pixelAspect
         self.file = file
         self.pictureWidth = pictureWidth
         self.pictureHeight = pictureHeight
@@ -71,7 +73,7 @@ final class FrameMarker {
             try check(av_frame_make_writable(target.pointer), "preparing a frame", file: file, status: .ioError)
             // Marks go on the picture, not on padding.
             let canvas = planarCanvas(for: target.pointer, layout: PlanarYUVLayout(targetFormat)!, width: pictureWidth, height: pictureHeight)
-            try mapOverlayErrors { try compositor.composite(onto: canvas, at: time, rotation: rotation) }
+            try mapOverlayErrors { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
         }
         return target
     }

@@ -69,10 +69,10 @@ final class MarkedOutput {
             // Keep the display rotation: marks are drawn rotated into the stored frame, so the
             // player's one rotation makes both picture and mark upright.
             Self.copyDisplayMatrix(from: inputStream, to: videoOutputStream)
-            try mapOverlayErrors { try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation) }
+            try mapOverlayErrors { try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation, pixelAspect: source.pixelAspect) }
             self.encoder = encoder
             marker = FrameMarker(compositor: compositor, targetFormat: encoder.context.pointee.pix_fmt,
-                                 rotation: source.rotation, file: source.path, pictureWidth: source.width, pictureHeight: source.height,
+                                 rotation: source.rotation, pixelAspect: source.pixelAspect, file: source.path, pictureWidth: source.width, pictureHeight: source.height,
                                  outputWidth: Int(encoder.context.pointee.width), outputHeight: Int(encoder.context.pointee.height))
             if Int(encoder.context.pointee.width) != source.width || Int(encoder.context.pointee.height) != source.height {
                 warn("\(source.path): \(source.width)×\(source.height) padded to \(encoder.context.pointee.width)×\(encoder.context.pointee.height) for \(String(cString: av_get_pix_fmt_name(encoder.context.pointee.pix_fmt))) (the encoder needs even sizes); the extra column or row repeats the edge")

@@ -32,6 +32,11 @@ final class VideoSource {
     var videoStream: UnsafeMutablePointer<AVStream> { input.stream(videoIndex) }
     var width: Int { Int(decoder.context.pointee.width) }
     var height: Int { Int(decoder.context.pointee.height) }
+    /// The stored pixels' shape (the stream's sample aspect ratio); square when unknown.
+    var pixelAspect: PixelAspect {
+        let sar = decoder.context.pointee.sample_aspect_ratio.num > 0 ? decoder.context.pointee.sample_aspect_ratio : videoStream.pointee.sample_aspect_ratio
+        return PixelAspect(numerator: Int(sar.num), denominator: Int(sar.den))
+    }
 
     init(path: String, threads: Int, damagePolicy: DamagePolicy) throws {
         input = try InputFile(path: path)

@@ -27,12 +27,16 @@ enum MarkedStill {
     static func upright(_ located: VideoFrameLocator.Located, rotation: DisplayRotation, compositor: Compositor, file: String,
                         scaledTo size: (width: Int, height: Int)? = nil) throws -> StraightRGBAImage {
         let frame = located.frame
+        let sar = frame.pointer.pointee.sample_aspect_ratio
+        let pixelAspect = PixelAspect(numerator: Int(sar.num), denominator: Int(sar.den))
         let marker = FrameMarker(compositor: compositor, targetFormat: FrameMarker.markingFormat(forDecoded: frame.pixelFormat),
-                                 rotation: rotation, file: file, pictureWidth: frame.width, pictureHeight: frame.height)
+                                 rotation: rotation, pixelAspect: pixelAspect, file: file, pictureWidth: frame.width, pictureHeight: frame.height)
         let marked = try marker.mark(frame, at: located.time)
-        // `size` is in display orientation; the scaler works on the stored picture.
+        // `size` is in display orientation; the scaler works on the stored picture. Without a
+        // size, anamorphic pictures are widened to square pixels, as a player shows them.
         let storedSize = size.map { rotation.clockwiseQuarterTurns % 2 == 1 ? (width: $0.height, height: $0.width) : $0 }
-        let scaler = try RGBAScaler(from: marked, toWidth: storedSize?.width ?? frame.width, height: storedSize?.height ?? frame.height, file: file)
+            ?? (width: pixelAspect.squareWidth(ofStoredWidth: frame.width), height: frame.height)
+        let scaler = try RGBAScaler(from: marked, toWidth: storedSize.width, height: storedSize.height, file: file)
         let image = try scaler.scale(marked)
         guard rotation != .upright else { return image }
         return image.premultiplied().rotated(clockwiseQuarterTurns: rotation.clockwiseQuarterTurns).unpremultipliedOpaque()
