@@ -53,18 +53,27 @@ struct PlanarMark {
         height = image.height
         let count = width * height
         var y = [UInt16](repeating: 0, count: count)
-        var u = [Double](repeating: 0, count: count)
-        var v = [Double](repeating: 0, count: count)
+        var u = [Float](repeating: 0, count: count)
+        var v = [Float](repeating: 0, count: count)
         var alpha = [UInt8](repeating: 0, count: count)
+        let k = key.matrix.linearCoefficients(bitDepth: key.bitDepth)
         image.pixels.withUnsafeBufferPointer { p in
-            for i in 0..<count {
-                let a = p[i * 4 + 3]
-                alpha[i] = a
-                if a == 0 { continue }
-                let c = key.matrix.premultipliedYUV(red: p[i * 4], green: p[i * 4 + 1], blue: p[i * 4 + 2], alpha: a, bitDepth: key.bitDepth)
-                y[i] = UInt16(c.y.rounded())
-                u[i] = c.u
-                v[i] = c.v
+            y.withUnsafeMutableBufferPointer { y in
+                u.withUnsafeMutableBufferPointer { u in
+                    v.withUnsafeMutableBufferPointer { v in
+                        alpha.withUnsafeMutableBufferPointer { alpha in
+                            for i in 0..<count {
+                                let a = p[i * 4 + 3]
+                                alpha[i] = a
+                                if a == 0 { continue }
+                                let px = SIMD4<Float>(Float(p[i * 4]), Float(p[i * 4 + 1]), Float(p[i * 4 + 2]), Float(a))
+                                y[i] = UInt16(max(0, (px * k.y).sum().rounded()))
+                                u[i] = (px * k.u).sum()
+                                v[i] = (px * k.v).sum()
+                            }
+                        }
+                    }
+                }
             }
         }
         luma = y
@@ -79,10 +88,10 @@ struct PlanarMark {
         var cu = [UInt16](repeating: 0, count: chromaCount)
         var cv = [UInt16](repeating: 0, count: chromaCount)
         var ca = [UInt8](repeating: 0, count: chromaCount)
-        let samples = Double(blockW * blockH)
+        let samples = Float(blockW * blockH)
         for cy in 0..<chromaHeight {
             for cx in 0..<chromaWidth {
-                var su = 0.0, sv = 0.0, sa = 0.0
+                var su: Float = 0, sv: Float = 0, sa: Float = 0
                 for dy in 0..<blockH {
                     let sy = cy * blockH + dy - key.phaseY
                     guard sy >= 0 && sy < height else { continue }
@@ -90,13 +99,13 @@ struct PlanarMark {
                         let sx = cx * blockW + dx - key.phaseX
                         guard sx >= 0 && sx < width else { continue }
                         let i = sy * width + sx
-                        su += u[i]; sv += v[i]; sa += Double(alpha[i])
+                        su += u[i]; sv += v[i]; sa += Float(alpha[i])
                     }
                 }
                 let o = cy * chromaWidth + cx
-                cu[o] = UInt16((su / samples).rounded())
-                cv[o] = UInt16((sv / samples).rounded())
-                ca[o] = UInt8((sa / samples).rounded())
+                cu[o] = UInt16(max(0, (su / samples).rounded()))
+                cv[o] = UInt16(max(0, (sv / samples).rounded()))
+                ca[o] = UInt8(min(255, (sa / samples).rounded()))
             }
         }
         chromaU = cu

@@ -17,6 +17,21 @@ public struct YUVColorMatrix: Hashable, Sendable {
         self.isFullRange = isFullRange
     }
 
+    /// The conversion as three linear rows over premultiplied (R′, G′, B′, A) bytes:
+    /// `Y′ = y.0·R′ + y.1·G′ + y.2·B′ + y.3·A`, likewise U′ and V′, at `bitDepth`. Exactly
+    /// `premultipliedYUV`, evaluated with four multiply-adds per sample.
+    func linearCoefficients(bitDepth: Int) -> (y: SIMD4<Float>, u: SIMD4<Float>, v: SIMD4<Float>) {
+        func row(_ f: (UInt8, UInt8, UInt8, UInt8) -> Double) -> SIMD4<Float> {
+            let base = f(0, 0, 0, 0)
+            // Each output is linear in the four inputs, so unit steps give the coefficients.
+            return SIMD4(Float(f(255, 0, 0, 0) - base), Float(f(0, 255, 0, 0) - base),
+                         Float(f(0, 0, 255, 0) - base), Float(f(0, 0, 0, 255) - base)) / 255
+        }
+        return (row { premultipliedYUV(red: $0, green: $1, blue: $2, alpha: $3, bitDepth: bitDepth).y },
+                row { premultipliedYUV(red: $0, green: $1, blue: $2, alpha: $3, bitDepth: bitDepth).u },
+                row { premultipliedYUV(red: $0, green: $1, blue: $2, alpha: $3, bitDepth: bitDepth).v })
+    }
+
     /// Converts a premultiplied colour to premultiplied Y, U, V at `bitDepth`, where
     /// "premultiplied" includes the range offsets (Y′ = α·Y). Blending is then
     /// `out = P + D·(1 − α)`, the same equation as for RGB.

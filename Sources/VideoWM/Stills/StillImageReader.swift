@@ -17,9 +17,41 @@ enum StillImageReader {
         var iccProfile: [UInt8]? = nil
     }
 
+    /// A decoded still in the decoder's own pixel format (YUV for JPEG), before any conversion.
+    struct DecodedFrame {
+        var frame: Frame
+        var exifOrientation: Int?
+        var iccProfile: [UInt8]?
+    }
+
     /// Decodes the image at `path`, a file or an http(s) URL (fetched with a time limit, see `RemoteImage`).
     static func read(path: String) throws -> Decoded {
         if RemoteImage.isURL(path) { return try RemoteImage.read(url: path) }
+        return try rgba(from: decodeFrame(path: path))
+    }
+
+    /// A decoded frame converted to straight RGBA.
+    static func rgba(from decoded: DecodedFrame) throws -> Decoded {
+        let frame = decoded.frame
+        // Stills are full range unless they say otherwise (lossy WebP says "tv").
+        let fullRange = frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
+        let converter = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: AV_PIX_FMT_RGBA,
+                                           sourceMatrix: swsMatrix(for: frame.pointer.pointee.colorspace, height: frame.height),
+                                           sourceFullRange: fullRange, targetFullRange: true)
+        let rgba = try converter.convert(frame).pointer.pointee
+        var pixels = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
+        let stride = Int(rgba.linesize.0)
+        pixels.withUnsafeMutableBufferPointer { dst in
+            for row in 0..<frame.height {
+                (dst.baseAddress! + row * frame.width * 4).update(from: rgba.data.0! + row * stride, count: frame.width * 4)
+            }
+        }
+        return Decoded(image: StraightRGBAImage(width: frame.width, height: frame.height, pixels: pixels),
+                       exifOrientation: decoded.exifOrientation, iccProfile: decoded.iccProfile)
+    }
+
+    /// Decodes a local still to a frame in the decoder's pixel format, with its orientation tag and colour profile.
+    static func decodeFrame(path: String) throws -> DecodedFrame {
         // FFmpeg's probing decodes a PNG to learn its size: refuse an absurd header before that.
         if let declared = ImageHeader.declaredSize(ofFileAt: path) {
             try checkSize(width: declared.width, height: declared.height, path: path)
@@ -51,19 +83,6 @@ enum StillImageReader {
             gotFrame = try decoder.receive(into: frame) == .produced
         }
         guard gotFrame, frame.width > 0, frame.height > 0 else { throw VideoWMError.corrupt(path, "no picture could be decoded") }
-        // Stills are full range unless they say otherwise (lossy WebP says "tv").
-        let fullRange = frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
-        let converter = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: AV_PIX_FMT_RGBA,
-                                           sourceMatrix: swsMatrix(for: frame.pointer.pointee.colorspace, height: frame.height),
-                                           sourceFullRange: fullRange, targetFullRange: true)
-        let rgba = try converter.convert(frame).pointer.pointee
-        var pixels = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
-        let stride = Int(rgba.linesize.0)
-        pixels.withUnsafeMutableBufferPointer { dst in
-            for row in 0..<frame.height {
-                (dst.baseAddress! + row * frame.width * 4).update(from: rgba.data.0! + row * stride, count: frame.width * 4)
-            }
-        }
         var orientation: Int?
         // FFmpeg prints EXIF shorts right-aligned ("    6"), so the spaces must go before parsing.
         if let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
@@ -74,8 +93,7 @@ enum StillImageReader {
         if let side = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE), side.pointee.size > 0 {
             iccProfile = Array(UnsafeBufferPointer(start: side.pointee.data, count: Int(side.pointee.size)))
         }
-        return Decoded(image: StraightRGBAImage(width: frame.width, height: frame.height, pixels: pixels),
-                       exifOrientation: orientation, iccProfile: iccProfile)
+        return DecodedFrame(frame: frame, exifOrientation: orientation, iccProfile: iccProfile)
     }
 
     /// Refuses a picture without a size or larger than `maximumSide` a side or `maximumPixels` in all.

@@ -125,6 +125,62 @@ enum StillImageWriter {
         return bytes
     }
 
+    /// Encodes an 8-bit full-range planar YUV frame (a decoded JPEG, marked in place) as a
+    /// JPEG without converting it: the fast path for JPEG in, JPEG out.
+    static func encodeJPEG(_ frame: Frame, path: String, settings: Settings = Settings()) throws -> [UInt8] {
+        let encoder = try Encoder(codecName: Format.jpeg.encoderName, file: path)
+        let ctx = encoder.context
+        ctx.pointee.width = Int32(frame.width)
+        ctx.pointee.height = Int32(frame.height)
+        ctx.pointee.time_base = AVRational(num: 1, den: 25)
+        ctx.pointee.pix_fmt = frame.pixelFormat
+        ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
+        ctx.pointee.global_quality = Int32(mjpegQScale(forQuality: settings.quality)) * FF_QP2LAMBDA
+        ctx.pointee.qmin = 1
+        ctx.pointee.qmax = 31
+        ctx.pointee.color_range = AVCOL_RANGE_JPEG
+        try encoder.open(options: [:])
+        frame.pointer.pointee.pts = 0
+        frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        // With a fixed qscale, mpegvideo encoders read it from each frame, not the context.
+        frame.pointer.pointee.quality = ctx.pointee.global_quality
+        if let profile = settings.iccProfile, !profile.isEmpty,
+           av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE) == nil {
+            guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
+                throw VideoWMError.writeFailed(path, "out of memory attaching the colour profile")
+            }
+            side.pointee.data.update(from: profile, count: profile.count)
+        }
+        try encoder.send(frame)
+        try encoder.send(nil)
+        let packet = try Packet()
+        var bytes: [UInt8] = []
+        while try encoder.receive(into: packet) == .produced {
+            let p = packet.pointer.pointee
+            bytes.append(contentsOf: UnsafeBufferPointer(start: p.data, count: Int(p.size)))
+            packet.unref()
+        }
+        guard !bytes.isEmpty else { throw VideoWMError.writeFailed(path, "the \(encoder.name) encoder produced nothing") }
+        return bytes
+    }
+
+    /// Writes encoded bytes into a reserved output and moves it into place.
+    static func write(bytes: [UInt8], into output: AtomicOutput) throws {
+        let path = output.target
+        guard let handle = FileHandle(forWritingAtPath: output.temporaryPath) else {
+            throw VideoWMError.cannotCreate(path, "cannot open the temporary file")
+        }
+        do {
+            try handle.write(contentsOf: Data(bytes))
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw VideoWMError.writeFailed(path, "\(error.localizedDescription)")
+        }
+        try Interruption.throwIfRequested()
+        try output.commit()
+    }
+
     /// Encodes and writes atomically (temporary file, fsync, rename).
     static func write(_ image: StraightRGBAImage, to path: String, overwrite: Bool, inputs: [String], settings: Settings = Settings()) throws {
         let output = try reserve(path, overwrite: overwrite, inputs: inputs)
@@ -142,18 +198,7 @@ enum StillImageWriter {
     static func write(_ image: StraightRGBAImage, into output: AtomicOutput, settings: Settings = Settings()) throws {
         let path = output.target
         let bytes = try encode(image, format: try checkFormat(path), path: path, settings: settings)
-        guard let handle = FileHandle(forWritingAtPath: output.temporaryPath) else {
-            throw VideoWMError.cannotCreate(path, "cannot open the temporary file")
-        }
-        do {
-            try handle.write(contentsOf: Data(bytes))
-            try handle.close()
-        } catch {
-            try? handle.close()
-            throw VideoWMError.writeFailed(path, "\(error.localizedDescription)")
-        }
-        try Interruption.throwIfRequested()
-        try output.commit()
+        try write(bytes: bytes, into: output)
     }
 }
 

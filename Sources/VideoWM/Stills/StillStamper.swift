@@ -1,3 +1,4 @@
+import CFFmpeg
 import Animation
 import Foundation
 import Overlay
@@ -32,20 +33,47 @@ public final class StillStamper {
     /// applied first, so "bottom-right" is where a person sees it and the output displays
     /// upright without the tag; the ICC profile is carried over where the format allows.
     public func stamp(input: String, output: String) throws {
-        _ = try StillImageWriter.checkFormat(output)
+        let format = try StillImageWriter.checkFormat(output)
+        let decoded = RemoteImage.isURL(input) ? nil : try StillImageReader.decodeFrame(path: input)
+        if format == .jpeg, let decoded, Self.canStampInYUV(decoded) {
+            try stampInYUV(decoded, input: input, output: output)
+            return
+        }
         // Destructured so `image` holds the only reference and marking does not copy it.
         let iccProfile: [UInt8]?
         var image: StraightRGBAImage
-        (image, iccProfile) = try Self.readUpright(input)
+        (image, iccProfile) = try Self.readUpright(input, decoded: decoded)
         let compositor = try compositor(width: image.width, height: image.height)
         try mapOverlayErrors { try image.withCanvas { canvas in try compositor.composite(onto: canvas, at: time) } }
         try StillImageWriter.write(image, to: output, overwrite: overwrite, inputs: [input],
                                    settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile))
     }
 
+    /// Whether the picture can be marked in its decoded YUV planes and encoded as they are:
+    /// 8-bit full-range planar YUV (a JPEG) that is already upright.
+    private static func canStampInYUV(_ decoded: StillImageReader.DecodedFrame) -> Bool {
+        guard let layout = PlanarYUVLayout(decoded.frame.pixelFormat) else { return false }
+        return layout.bitDepth == 8 && decoded.frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
+            && (decoded.exifOrientation.flatMap(ExifOrientation.init) ?? .upright) == .upright
+    }
+
+    /// JPEG in, JPEG out: the marks are blended into the decoded YUV planes, which are encoded
+    /// as they are, as the video path does, with no conversion to RGBA and back.
+    private func stampInYUV(_ decoded: StillImageReader.DecodedFrame, input: String, output: String) throws {
+        let frame = decoded.frame
+        let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [input])
+        let compositor = try compositor(width: frame.width, height: frame.height)
+        try check(av_frame_make_writable(frame.pointer), "preparing the picture", file: input, status: .ioError)
+        let canvas = planarCanvas(for: frame.pointer, layout: PlanarYUVLayout(frame.pixelFormat)!, width: frame.width, height: frame.height)
+        try mapOverlayErrors { try compositor.composite(onto: canvas, at: time) }
+        let bytes = try StillImageWriter.encodeJPEG(frame, path: output,
+                                                    settings: StillImageWriter.Settings(quality: quality, iccProfile: decoded.iccProfile))
+        try StillImageWriter.write(bytes: bytes, into: destination)
+    }
+
     /// The decoded picture turned upright; the stored-orientation pixels are released on return.
-    private static func readUpright(_ input: String) throws -> (image: StraightRGBAImage, iccProfile: [UInt8]?) {
-        let decoded = try StillImageReader.read(path: input)
+    private static func readUpright(_ input: String, decoded frame: StillImageReader.DecodedFrame?) throws -> (image: StraightRGBAImage, iccProfile: [UInt8]?) {
+        let decoded = try frame.map(StillImageReader.rgba(from:)) ?? StillImageReader.read(path: input)
         let orientation = decoded.exifOrientation.flatMap(ExifOrientation.init) ?? ExifOrientation.inPNG(at: input) ?? .upright
         return (decoded.image.oriented(orientation), decoded.iccProfile)
     }
