@@ -12,8 +12,9 @@ struct GuaranteesTests {
         try FileManager.default.contentsOfDirectory(atPath: h.directory.path).filter { $0.contains("videowm-partial") }
     }
 
-    @Test("SIGINT stops promptly, removes the temporary file, keeps the existing output, exits 130")
-    func interruptCleansUp() throws {
+    @Test("SIGINT and SIGTERM stop promptly, remove the temporary file, keep the existing output, exit 130",
+          arguments: [SIGINT, SIGTERM])
+    func interruptCleansUp(signal: Int32) throws {
         let h = try Harness()
         defer { h.cleanUp() }
         let input = try h.makeClip("in.mp4", width: 640, height: 360, seconds: 20, audio: true)
@@ -30,7 +31,7 @@ struct GuaranteesTests {
         while try partialFiles(h).isEmpty && Date() < deadline { usleep(20_000) }
         usleep(300_000)
         let sent = Date()
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(Date().timeIntervalSince(sent) < 5, "took \(Date().timeIntervalSince(sent)) s to stop")
         #expect(process.terminationStatus == 130)
@@ -50,6 +51,34 @@ struct GuaranteesTests {
         #expect(r.stderr.contains("out.mp4"))
         #expect(!FileManager.default.fileExists(atPath: h.path("out.mp4")))
         #expect(try partialFiles(h).isEmpty)
+    }
+
+    @Test("a full disk (a 256 KB tmpfs) exits 74 and leaves neither a partial nor a final file",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root; the file-size-limit test covers write errors otherwise"))
+    func fullDisk() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", width: 640, height: 360, seconds: 4, audio: true)
+        let mountPoint = h.path("small-disk")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try h.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint])
+        try #require(mounted.status == 0, "mount failed: \(mounted.stderr)")
+        defer { _ = try? h.run("/bin/umount", [mountPoint]) }
+        let r = try h.videowm("transcode", input, mountPoint + "/out.mp4", "-c", try simpleConfig(h))
+        #expect(r.status == 74, "\(r.stderr)")
+        #expect(r.stderr.contains("out.mp4"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).isEmpty)
+    }
+
+    @Test("a video header declaring an absurd frame size is refused before decoding")
+    func absurdFrameSize() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // A raw YUV4MPEG header is all it takes to declare 40000×40000.
+        _ = try h.write("huge.y4m", "YUV4MPEG2 W40000 H40000 F25:1 Ip A1:1 C420jpeg\nFRAME\n")
+        let r = try h.videowm("transcode", h.path("huge.y4m"), h.path("out.mp4"), "-c", try simpleConfig(h))
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("huge.y4m"))
     }
 
     @Test("a truncated MP4 (no index) fails with exit 65 and no output")

@@ -62,7 +62,8 @@ struct TranscodeTests {
         let config = try makeConfig(h)
         let before = try Data(contentsOf: URL(fileURLWithPath: input))
         try FileManager.default.createSymbolicLink(atPath: h.path("link.mp4"), withDestinationPath: input)
-        for output in [input, h.path("./in.mp4"), h.path("link.mp4")] {
+        try FileManager.default.linkItem(atPath: input, toPath: h.path("hard.mp4"))
+        for output in [input, h.path("./in.mp4"), h.path("link.mp4"), h.path("hard.mp4")] {
             let result = try h.videowm("transcode", input, output, "-c", config, "--var", "email=x@example.com", "-y")
             #expect(result.status == 73, "\(output): \(result.stderr)")
         }

@@ -48,7 +48,15 @@ final class VideoSource {
         clock = FrameClock(timeBaseNumerator: stream.pointee.time_base.num, timeBaseDenominator: stream.pointee.time_base.den)
         self.damagePolicy = damagePolicy
         guard width > 0, height > 0 else { throw VideoWMError.corrupt(path, "the video stream has no picture size") }
+        // Refused before any frame is decoded, so a hostile header cannot make us allocate gigabytes.
+        guard width <= Self.maximumSide, height <= Self.maximumSide, width * height <= Self.maximumPixels else {
+            throw VideoWMError.corrupt(path, "declares \(width)×\(height) video, over the limit of \(Self.maximumSide) a side and \(Self.maximumPixels / 1_000_000) megapixels")
+        }
     }
+
+    /// Frame size limits: 8K video is 33 megapixels; these leave room above it.
+    static let maximumSide = 16384
+    static let maximumPixels = 100_000_000
 
     /// The rotation players apply to a stream (its display matrix), in clockwise quarter turns.
     static func displayRotation(of stream: UnsafeMutablePointer<AVStream>) -> DisplayRotation {
