@@ -55,9 +55,9 @@ public final class BatchReport {
     }
 }
 
-/// JSON text for the few values the report writes.
-enum JSONText {
-    static func string(_ s: String) -> String {
+/// JSON text for the few values reports and progress lines write.
+public enum JSONText {
+    public static func string(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -90,8 +90,6 @@ enum StillImageWriter {
         ctx.pointee.pix_fmt = target
         try encoder.open(options: options)
 
-        let packet = try Packet()
-        var bytes: [UInt8] = []
         try image.withBorrowedFrame { source in
             // The encoder converts to its own pixel format here, straight from the image's memory.
             let frame: Frame
@@ -107,15 +105,26 @@ enum StillImageWriter {
             frame.pointer.pointee.color_range = format.usesFullRangeYUV ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
             // With a fixed qscale, mpegvideo encoders read it from each frame, not the context.
             frame.pointer.pointee.quality = ctx.pointee.global_quality
-            if format.keepsColorProfile, let profile = settings.iccProfile, !profile.isEmpty {
-                guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
-                    throw VideoWMError.writeFailed(path, "out of memory attaching the colour profile")
-                }
-                side.pointee.data.update(from: profile, count: profile.count)
-            }
+            if format.keepsColorProfile { try attachColorProfile(settings.iccProfile, to: frame, path: path) }
             try encoder.send(frame)
         }
+        return try drain(encoder, path: path)
+    }
+
+    /// Puts an ICC profile on a frame (the png and mjpeg encoders write it into the file).
+    private static func attachColorProfile(_ profile: [UInt8]?, to frame: Frame, path: String) throws {
+        guard let profile, !profile.isEmpty, av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE) == nil else { return }
+        guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
+            throw VideoWMError.writeFailed(path, "out of memory attaching the colour profile")
+        }
+        side.pointee.data.update(from: profile, count: profile.count)
+    }
+
+    /// Flushes a still encoder and returns the file's bytes.
+    private static func drain(_ encoder: Encoder, path: String) throws -> [UInt8] {
         try encoder.send(nil)
+        let packet = try Packet()
+        var bytes: [UInt8] = []
         while try encoder.receive(into: packet) == .produced {
             let p = packet.pointer.pointee
             bytes.append(contentsOf: UnsafeBufferPointer(start: p.data, count: Int(p.size)))
@@ -144,24 +153,9 @@ enum StillImageWriter {
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         // With a fixed qscale, mpegvideo encoders read it from each frame, not the context.
         frame.pointer.pointee.quality = ctx.pointee.global_quality
-        if let profile = settings.iccProfile, !profile.isEmpty,
-           av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE) == nil {
-            guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
-                throw VideoWMError.writeFailed(path, "out of memory attaching the colour profile")
-            }
-            side.pointee.data.update(from: profile, count: profile.count)
-        }
+        try attachColorProfile(settings.iccProfile, to: frame, path: path)
         try encoder.send(frame)
-        try encoder.send(nil)
-        let packet = try Packet()
-        var bytes: [UInt8] = []
-        while try encoder.receive(into: packet) == .produced {
-            let p = packet.pointer.pointee
-            bytes.append(contentsOf: UnsafeBufferPointer(start: p.data, count: Int(p.size)))
-            packet.unref()
-        }
-        guard !bytes.isEmpty else { throw VideoWMError.writeFailed(path, "the \(encoder.name) encoder produced nothing") }
-        return bytes
+        return try drain(encoder, path: path)
     }
 
     /// Writes encoded bytes into a reserved output and moves it into place.

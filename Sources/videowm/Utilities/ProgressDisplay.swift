@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// `--progress auto|bar|json|none`: a live line on a terminal, or one JSON object a line.
 final class ProgressDisplay {
@@ -66,18 +67,4 @@ final class ProgressDisplay {
 }
 
 /// A JSON string literal.
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
+func jsonString(_ s: String) -> String { JSONText.string(s) }
