@@ -154,6 +154,16 @@ public final class Compositor {
     /// Whether any layer could ever draw (an empty config leaves frames untouched).
     public var isEmpty: Bool { layers.isEmpty }
 
+    /// Whether any layer draws at `time` (the same test `composite` applies), so callers can
+    /// skip preparing a frame for marks that are hidden there (intervals, start/end, fades).
+    public func drawsAnything(at time: PresentationTime) -> Bool {
+        layers.contains { Self.opacityByte($0.timeline.state(at: time).opacity) > 0 }
+    }
+
+    private static func opacityByte(_ opacity: Double) -> UInt8 {
+        UInt8((min(max(opacity, 0), 1) * 255).rounded())
+    }
+
     /// Prepares every layer for frames stored at `storedWidth`×`storedHeight` shown with
     /// `rotation`. Called implicitly by `composite`; calling it up front surfaces font and
     /// text errors before any output is written.
@@ -188,8 +198,7 @@ public final class Compositor {
         let shortSide = Double(min(display.width, display.height))
         for (spec, layer) in zip(layers, layersForFrame) {
             let state = spec.timeline.state(at: time)
-            guard state.isVisible else { continue }
-            let opacity = UInt8((state.opacity * 255).rounded())
+            let opacity = Self.opacityByte(state.opacity)
             guard opacity > 0 else { continue }
             if layer.isTiled {
                 canvas.blend(layer.mark, atX: 0, y: 0, opacity: opacity)

@@ -18,11 +18,13 @@ final class FrameMarker {
     let pictureHeight: Int
     let outputWidth: Int
     let outputHeight: Int
+    private let targetLayout: PlanarYUVLayout
     private var converter: FrameConverter?
 
     init(compositor: Compositor, targetFormat: AVPixelFormat, rotation: DisplayRotation, pixelAspect: PixelAspect = .square,
          file: String, pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil) {
-        precondition(PlanarYUVLayout(targetFormat) != nil, "marks need a planar YUV target")
+        guard let layout = PlanarYUVLayout(targetFormat) else { preconditionFailure("marks need a planar YUV target") }
+        targetLayout = layout
         self.compositor = compositor
         self.targetFormat = targetFormat
         self.rotation = rotation
@@ -69,10 +71,11 @@ final class FrameMarker {
             target.pointer.pointee.colorspace = color.colorspace
             target.pointer.pointee.color_range = color.range
         }
-        if !compositor.isEmpty {
+        // Frames where every layer is hidden are passed on without the copy-on-write.
+        if compositor.drawsAnything(at: time) {
             try check(av_frame_make_writable(target.pointer), "preparing a frame", file: file, status: .ioError)
             // Marks go on the picture, not on padding.
-            let canvas = planarCanvas(for: target.pointer, layout: PlanarYUVLayout(targetFormat)!, width: pictureWidth, height: pictureHeight)
+            let canvas = planarCanvas(for: target.pointer, layout: targetLayout, width: pictureWidth, height: pictureHeight)
             try mapOverlayErrors { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
         }
         return target
