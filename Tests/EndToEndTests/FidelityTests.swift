@@ -19,7 +19,7 @@ struct FidelityTests {
         Source(name: "h264.mp4", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"], outputExtension: "mp4"),
         Source(name: "prores.mov", encode: ["-c:v", "prores_ks", "-pix_fmt", "yuv422p10le", "-c:a", "pcm_s16le"], outputExtension: "mp4", bitDepth: 10),
         Source(name: "hevc10.mkv", encode: ["-c:v", "libx265", "-pix_fmt", "yuv420p10le", "-x265-params", "log-level=error", "-c:a", "aac"], outputExtension: "mkv", bitDepth: 10),
-        Source(name: "vp9-444.webm", encode: ["-c:v", "libvpx-vp9", "-pix_fmt", "yuv444p", "-deadline", "realtime", "-c:a", "libvorbis"], outputExtension: "webm"),
+        Source(name: "vp9-444.webm", encode: ["-c:v", "libvpx-vp9", "-pix_fmt", "yuv444p", "-deadline", "realtime", "-c:a", "libopus"], outputExtension: "webm"),
         Source(name: "av1.mkv", encode: ["-c:v", "libsvtav1", "-preset", "12", "-c:a", "aac"], outputExtension: "mkv"),
         Source(name: "mpeg4.avi", encode: ["-c:v", "mpeg4", "-c:a", "libmp3lame"], outputExtension: "mp4"),
         Source(name: "h264-422.ts", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv422p", "-c:a", "mp2"], outputExtension: "mov"),
@@ -45,18 +45,47 @@ struct FidelityTests {
         #expect(pixelFormat.contains("10le") == (source.bitDepth == 10), "pixel format \(pixelFormat)")
     }
 
-    /// FFmpeg 5.1's Matroska muxer shifts every stream by Opus's pre-skip (6.5 ms) when it
-    /// copies Opus whose first timestamps are negative; the ffmpeg tool's `-c copy` does the same.
-    @Test("Opus in Matroska keeps the video's presentation times",
-          .disabled("known: FFmpeg's Matroska muxer shifts all streams by the Opus pre-skip; needs its own fix"))
-    func opusInMatroska() throws {
+    struct AudioStart: CustomTestStringConvertible, Sendable {
+        var input: String
+        var encode: [String]
+        var output: String
+        var audioCopied: Bool
+        var testDescription: String { "\(input) → \(output)" }
+    }
+
+    /// Audio that starts before zero: Opus's pre-skip (Matroska's CodecDelay) and AAC's
+    /// priming (an MP4 edit list). FFmpeg 5.1's Matroska muxer pushes every stream later to
+    /// avoid the negative time (7 ms or 21 ms per pass, ffmpeg's `-c copy` included).
+    static let audioStarts: [AudioStart] = [
+        AudioStart(input: "opus.mkv", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "libopus"], output: "mkv", audioCopied: true),
+        AudioStart(input: "opus.webm", encode: ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-c:a", "libopus"], output: "webm", audioCopied: true),
+        AudioStart(input: "aac.mp4", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"], output: "mkv", audioCopied: true),
+        AudioStart(input: "aac.mp4", encode: ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"], output: "webm", audioCopied: false),
+    ]
+
+    @Test("audio starting before zero moves no stream", arguments: audioStarts)
+    func audioStartingBeforeZero(_ source: AudioStart) throws {
         let h = try Harness()
         defer { h.cleanUp() }
-        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=0.4", "-f", "lavfi", "-i", "sine=r=48000:d=0.4",
-                      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "libopus", h.path("in.mkv")])
-        let r = try h.videowm("transcode", h.path("in.mkv"), h.path("out.mkv"), "-c", try h.write("c.json", Self.config))
-        #expect(r.status == 0)
-        #expect(try h.videoFrameTimes(h.path("out.mkv")) == h.videoFrameTimes(h.path("in.mkv")))
+        let input = h.path(source.input)
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=0.4", "-f", "lavfi", "-i", "sine=r=48000:d=0.4"]
+                     + source.encode + [input])
+        let output = h.path("out.\(source.output)")
+        let r = try h.videowm("transcode", input, output, "-c", try h.write("c.json", Self.config), "-q")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try h.videoFrameTimes(output) == h.videoFrameTimes(input))
+        if source.audioCopied {
+            // Equal to the output clock's resolution (Matroska counts milliseconds).
+            let audioIn = try h.packetTimes(input, stream: "a:0").compactMap(Double.init)
+            let audioOut = try h.packetTimes(output, stream: "a:0").compactMap(Double.init)
+            #expect(audioOut.count == audioIn.count && zip(audioOut, audioIn).allSatisfy { abs($0 - $1) <= 0.0005 + 1e-9 },
+                    "audio packets \(audioIn.prefix(3)) → \(audioOut.prefix(3))")
+        } else {
+            // Re-encoded: the new codec has its own priming, but once decoders drop it the
+            // sound starts when the input's did.
+            let audioIn = try h.decodedFrameTimes(input, stream: "a:0"), audioOut = try h.decodedFrameTimes(output, stream: "a:0")
+            #expect(audioOut.first != nil && audioOut.first == audioIn.first, "audio starts \(audioIn.prefix(1)) → \(audioOut.prefix(1))")
+        }
     }
 
     @Test("variable frame rate and a non-zero start keep every presentation time")

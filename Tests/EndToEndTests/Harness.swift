@@ -104,11 +104,25 @@ struct Harness {
 
     /// Presentation times of the video frames in seconds, as ffprobe reports them (to the microsecond).
     func videoFrameTimes(_ file: String) throws -> [String] {
-        try ffprobe(["-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", file])
-            .split(separator: "\n").compactMap { line in
-                let field = line.split(separator: ",").first.map(String.init) ?? ""
-                return Double(field) == nil ? nil : field
-            }
+        try decodedFrameTimes(file, stream: "v:0")
+    }
+
+    /// Presentation times of a stream's packets in seconds, in file order, as ffprobe reports them.
+    func packetTimes(_ file: String, stream: String) throws -> [String] {
+        try times(ffprobe(["-select_streams", stream, "-show_entries", "packet=pts_time", "-of", "csv=p=0", file]))
+    }
+
+    /// Presentation times of a stream's decoded frames in seconds (after the decoder drops any priming).
+    func decodedFrameTimes(_ file: String, stream: String) throws -> [String] {
+        try times(ffprobe(["-select_streams", stream, "-show_entries", "frame=pts_time", "-of", "csv=p=0", file]))
+    }
+
+    /// The first field of each ffprobe CSV line that holds a number (side data adds fields and lines).
+    private func times(_ csv: String) -> [String] {
+        csv.split(separator: "\n").compactMap { line in
+            let field = line.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            return Double(field) == nil ? nil : field
+        }
     }
 
     /// One decoded frame as RGB24 bytes.

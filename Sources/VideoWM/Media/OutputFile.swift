@@ -8,6 +8,8 @@ final class OutputFile {
     let target: String
     private var headerWritten = false
     private var ioOpen = false
+    /// Ticks added to every timestamp of an output stream before muxing, by stream index.
+    private var timestampShifts: [Int32: Int64] = [:]
 
     init(path: String, target: String) throws {
         self.path = path
@@ -39,6 +41,9 @@ final class OutputFile {
     /// MP4, MOV and their relatives (one muxer family, with the same options).
     var isMP4Family: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(formatName) }
 
+    /// Matroska and WebM (one muxer family).
+    var isMatroskaFamily: Bool { ["matroska", "webm"].contains(formatName) }
+
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     func addStream() throws -> UnsafeMutablePointer<AVStream> {
@@ -55,15 +60,46 @@ final class OutputFile {
             try check(code, "opening for writing", file: target, status: .cannotCreate)
             ioOpen = true
         }
+        if formatName == "matroska" {
+            // Matroska stores negative times (a block's time is signed relative to its
+            // cluster), so an audio track that starts before zero — AAC priming from an MP4 —
+            // stays there instead of every stream being pushed later to make room for it.
+            // WebM keeps FFmpeg's shift: browsers' readers are less forgiving.
+            context.pointee.avoid_negative_ts = AVFMT_AVOID_NEG_TS_DISABLED
+        }
         var dict: OpaquePointer?
         for (k, v) in options { av_dict_set(&dict, k, v, 0) }
         let code = avformat_write_header(context, &dict)
         av_dict_free(&dict)
         try check(code, "writing the header", file: target, status: .ioError)
         headerWritten = true
+        timestampShifts = opusCodecDelayShifts()
+    }
+
+    /// Matroska stores Opus's pre-skip as CodecDelay and readers subtract it from every
+    /// block time, so an Opus packet at −6.5 ms must be written at 0. libavformat up to
+    /// 59.30 writes the CodecDelay but not the shift (later versions do both): the first
+    /// packet then lands before zero and the muxer pushes every stream 7 ms later, on each
+    /// pass through the file. Do the shift ourselves there.
+    private func opusCodecDelayShifts() -> [Int32: Int64] {
+        let fixedInLibavformat: UInt32 = 59 << 16 | 31 << 8 | 0
+        guard isMatroskaFamily, avformat_version() < fixedInLibavformat else { return [:] }
+        var shifts: [Int32: Int64] = [:]
+        for i in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[i], let par = stream.pointee.codecpar,
+                  par.pointee.codec_id == AV_CODEC_ID_OPUS, par.pointee.initial_padding > 0 else { continue }
+            // The same rounding as the CodecDelay the muxer writes and the reader subtracts.
+            shifts[stream.pointee.index] = av_rescale_q(Int64(par.pointee.initial_padding), AVRational(num: 1, den: 48000), stream.pointee.time_base)
+        }
+        return shifts
     }
 
     func write(_ packet: Packet) throws {
+        if let shift = timestampShifts[packet.pointer.pointee.stream_index] {
+            let p = packet.pointer
+            if p.pointee.pts != vwm_nopts_value() { p.pointee.pts += shift }
+            if p.pointee.dts != vwm_nopts_value() { p.pointee.dts += shift }
+        }
         let code = av_interleaved_write_frame(context, packet.pointer)
         if code < 0 { throw ffmpegFailure(code, "writing", file: target, status: .ioError) }
         try checkIOError()
