@@ -138,6 +138,33 @@ struct FidelityTests {
         #expect(try h.videoFrameCount(h.path("out.mp4")) == 10)
     }
 
+    @Test("a picture size change mid-stream: every frame kept, scaled into the first size between bars, notice printed")
+    func pictureSizeChangesMidStream() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // 1 s of 320×240, then 1 s of 160×240 (a screen recorder's window narrowed), joined in one TS.
+        for (name, size) in [("wide.ts", "320x240"), ("narrow.ts", "160x240")] {
+            try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=1", "-f", "lavfi", "-i", "sine=d=1",
+                          "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", h.path(name)])
+        }
+        let list = try h.write("list.txt", "file '\(h.path("wide.ts"))'\nfile '\(h.path("narrow.ts"))'\n")
+        try h.ffmpeg(["-f", "concat", "-safe", "0", "-i", list, "-c", "copy", h.path("both.ts")])
+        let r = try h.videowm("transcode", h.path("both.ts"), h.path("out.mp4"), "-c", try h.write("c.json", Self.config))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("changes size at") && r.stderr.contains("320×240 → 160×240"), "\(r.stderr)")
+        #expect(try h.videoFrameTimes(h.path("out.mp4")) == h.videoFrameTimes(h.path("both.ts")))
+        let sizes = try h.ffprobe(["-select_streams", "v:0", "-show_entries", "frame=width,height", "-of", "csv=p=0", h.path("out.mp4")])
+            .split(separator: "\n").map { $0.split(separator: ",").prefix(2).joined(separator: ",") }.filter { !$0.isEmpty }
+        #expect(sizes.count == 50 && Set(sizes) == ["320,240"], "\(Set(sizes))")
+        // The narrow picture keeps its shape: 160 columns in the middle, black bars of 80 either side.
+        let late = try h.rgbFrame(h.path("out.mp4"), at: 1.5, width: 320, height: 240)
+        let (lr, lg, lb) = meanColor(late, width: 320, x: 0..<76, y: 0..<180)
+        let (rr, rg, rb) = meanColor(late, width: 320, x: 244..<320, y: 0..<180)
+        let (cr, cg, cb) = meanColor(late, width: 320, x: 84..<236, y: 40..<180)
+        #expect(max(lr, lg, lb, rr, rg, rb) < 20, "bars \((lr, lg, lb)) \((rr, rg, rb))")
+        #expect(cr + cg + cb > 150, "picture \((cr, cg, cb))")
+    }
+
     @Test("every audio and subtitle track, languages, dispositions, chapters, metadata and cover art are kept")
     func everyStreamIsKept() throws {
         let h = try Harness()

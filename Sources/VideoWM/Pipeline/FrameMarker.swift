@@ -1,5 +1,6 @@
 import CFFmpeg
 import Animation
+import Foundation
 import Overlay
 
 /// Marks decoded frames: converts them to the target pixel format when needed (reusing one
@@ -20,9 +21,16 @@ final class FrameMarker {
     let outputHeight: Int
     private let targetLayout: PlanarYUVLayout
     private var converter: FrameConverter?
+    /// Scales frames whose size differs from the stream's first (a resolution change mid-stream).
+    private var resizer: FrameConverter?
+    /// The frame size, format and pixel shape `resizer` was made for.
+    private var resizerKey: [Int] = []
+    private var reportedSizes: Set<[Int]> = []
+    private let warn: WarningHandler
 
     init(compositor: Compositor, targetFormat: AVPixelFormat, rotation: DisplayRotation, pixelAspect: PixelAspect = .square,
-         file: String, pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil) {
+         file: String, pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil,
+         warn: @escaping WarningHandler = { _ in }) {
         guard let layout = PlanarYUVLayout(targetFormat) else { preconditionFailure("marks need a planar YUV target") }
         targetLayout = layout
         self.compositor = compositor
@@ -34,6 +42,7 @@ final class FrameMarker {
         self.pictureHeight = pictureHeight
         self.outputWidth = outputWidth ?? pictureWidth
         self.outputHeight = outputHeight ?? pictureHeight
+        self.warn = warn
     }
 
     /// The size an encoder of `format` needs for a `width`×`height` picture: rounded up to
@@ -51,11 +60,10 @@ final class FrameMarker {
 
     /// Returns the marked frame: `frame` itself, or the converter's reused output frame.
     func mark(_ frame: Frame, at time: PresentationTime) throws -> Frame {
-        guard frame.width == pictureWidth, frame.height == pictureHeight else {
-            throw VideoWMError.corrupt(file, "the picture size changes mid-stream (\(pictureWidth)×\(pictureHeight) to \(frame.width)×\(frame.height)); not supported yet")
-        }
         var target = frame
-        if frame.pixelFormat != targetFormat || outputWidth != pictureWidth || outputHeight != pictureHeight {
+        if frame.width != pictureWidth || frame.height != pictureHeight {
+            target = try resized(frame, at: time)
+        } else if frame.pixelFormat != targetFormat || outputWidth != pictureWidth || outputHeight != pictureHeight {
             let f = frame.pointer.pointee
             let color = ConvertedColor(decodedFormat: frame.pixelFormat, colorspace: f.colorspace, range: f.color_range, height: frame.height)
             if converter == nil || converter!.sourceFormat != frame.pixelFormat {
@@ -78,6 +86,32 @@ final class FrameMarker {
             let canvas = planarCanvas(for: target.pointer, layout: targetLayout, width: pictureWidth, height: pictureHeight)
             try mapOverlayErrors { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
         }
+        return target
+    }
+
+    /// A frame of another size than the stream's first, scaled to fit the output's picture
+    /// with its shape kept and black bars around it — encoders and players expect one size
+    /// per stream, and the marks keep their place on the output's picture.
+    private func resized(_ frame: Frame, at time: PresentationTime) throws -> Frame {
+        let f = frame.pointer.pointee
+        let aspect = { (r: AVRational) in r.num > 0 && r.den > 0 ? Double(r.num) / Double(r.den) : 1 }
+        let key = [frame.width, frame.height, Int(frame.pixelFormat.rawValue), Int(f.sample_aspect_ratio.num), Int(f.sample_aspect_ratio.den)]
+        if resizer == nil || key != resizerKey {
+            let color = ConvertedColor(decodedFormat: frame.pixelFormat, colorspace: f.colorspace, range: f.color_range, height: frame.height)
+            let isRGB = color.colorspace != f.colorspace
+            resizer = try FrameConverter(fitting: frame.width, height: frame.height, pixelAspect: aspect(f.sample_aspect_ratio),
+                                         from: frame.pixelFormat, into: pictureWidth, pictureHeight, outputPixelAspect: pixelAspect.ratio,
+                                         outputWidth: outputWidth, outputHeight: outputHeight, to: targetFormat,
+                                         sourceMatrix: swsMatrix(for: color.colorspace, height: frame.height),
+                                         sourceFullRange: isRGB || f.color_range == AVCOL_RANGE_JPEG,
+                                         targetFullRange: color.range == AVCOL_RANGE_JPEG)
+            resizerKey = key
+            if reportedSizes.insert(key).inserted {
+                warn("\(file): the picture changes size at \(String(format: "%.3f", time.seconds)) s (\(pictureWidth)×\(pictureHeight) → \(frame.width)×\(frame.height)); those frames are scaled to fit \(pictureWidth)×\(pictureHeight) between black bars")
+            }
+        }
+        let target = try resizer!.convert(frame)
+        target.pointer.pointee.sample_aspect_ratio = AVRational(num: Int32(pixelAspect.numerator), den: Int32(pixelAspect.denominator))
         return target
     }
 }

@@ -73,7 +73,7 @@ final class MarkedOutput {
             self.encoder = encoder
             marker = FrameMarker(compositor: compositor, targetFormat: encoder.context.pointee.pix_fmt,
                                  rotation: source.rotation, pixelAspect: source.pixelAspect, file: source.path, pictureWidth: source.width, pictureHeight: source.height,
-                                 outputWidth: Int(encoder.context.pointee.width), outputHeight: Int(encoder.context.pointee.height))
+                                 outputWidth: Int(encoder.context.pointee.width), outputHeight: Int(encoder.context.pointee.height), warn: warn)
             if Int(encoder.context.pointee.width) != source.width || Int(encoder.context.pointee.height) != source.height {
                 warn("\(source.path): \(source.width)×\(source.height) padded to \(encoder.context.pointee.width)×\(encoder.context.pointee.height) for \(String(cString: av_get_pix_fmt_name(encoder.context.pointee.pix_fmt))) (the encoder needs even sizes); the extra column or row repeats the edge")
             }
