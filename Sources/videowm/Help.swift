@@ -40,7 +40,8 @@ enum Help {
     videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [options] [-y]
 
     Decodes every frame of INPUT, marks it at its presentation time and re-encodes it;
-    audio, subtitle and data streams are copied. The container follows OUTPUT's
+    audio, subtitle and data streams are copied (audio the container cannot hold is
+    re-encoded; text subtitles become mov_text or WebVTT). The container follows OUTPUT's
     extension (.mp4 .mov .mkv .webm …); MP4/MOV get their index at the front.
     OUTPUT appears only when complete; an existing OUTPUT is kept unless -y.
 

@@ -165,6 +165,26 @@ struct FidelityTests {
         #expect(cr + cg + cb > 150, "picture \((cr, cg, cb))")
     }
 
+    @Test("text subtitles the container cannot hold are converted, times and language kept", arguments: ["mp4", "webm"])
+    func textSubtitlesConverted(to outputExtension: String) throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let srt = "1\n00:00:00,100 --> 00:00:00,900\nHello <i>there</i>\n\n2\n00:00:01,000 --> 00:00:01,800\nSecond line\n"
+        _ = try h.write("subs.srt", srt)
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-i", h.path("subs.srt"),
+                      "-c:v", "libx264", "-preset", "ultrafast", "-c:s", "srt", "-metadata:s:s:0", "language=fra", h.path("in.mkv")])
+        let output = h.path("out.\(outputExtension)")
+        let r = try h.videowm("transcode", h.path("in.mkv"), output, "-c", try h.write("c.json", Self.config))
+        #expect(r.status == 0, "\(r.stderr)")
+        let expected = outputExtension == "mp4" ? "mov_text" : "webvtt"
+        #expect(r.stderr.contains("(subrip) cannot be stored") && r.stderr.contains("converted to \(expected)"), "\(r.stderr)")
+        let stream = try h.ffprobe(["-select_streams", "s", "-show_entries", "stream=codec_name:stream_tags=language", "-of", "csv=p=0", output])
+        #expect(stream.trimmingCharacters(in: .whitespacesAndNewlines) == "\(expected),fra")
+        // Read back as SubRip: the same events, at the same times, with the same text.
+        let back = try h.run("ffmpeg", ["-v", "error", "-i", output, "-map", "0:s", "-f", "srt", "-"])
+        #expect(back.stdout == srt + "\n", "\(back.stdout)")
+    }
+
     @Test("every audio and subtitle track, languages, dispositions, chapters, metadata and cover art are kept")
     func everyStreamIsKept() throws {
         let h = try Harness()

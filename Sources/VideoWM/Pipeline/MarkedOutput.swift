@@ -20,6 +20,8 @@ final class MarkedOutput {
     private var streamMap: [Int: Int] = [:]
     /// Audio streams re-encoded instead of copied, by input stream index.
     private var audioTranscoders: [Int: AudioTranscoder] = [:]
+    /// Text subtitles converted to the container's text format, by input stream index.
+    private var subtitleTranscoders: [Int: SubtitleTranscoder] = [:]
     private let audioMode: EncodeSettings.AudioMode
     private(set) var droppedStreams: [String] = []
     private let videoOutputStream: UnsafeMutablePointer<AVStream>
@@ -166,6 +168,7 @@ final class MarkedOutput {
             let stream = input.stream(index)
             let par = stream.pointee.codecpar!
             if par.pointee.codec_type == AVMEDIA_TYPE_AUDIO, try mapAudio(stream) { continue }
+            if par.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE, try mapSubtitles(stream) { continue }
             guard muxer.accepts(par.pointee.codec_id) else {
                 let type = av_get_media_type_string(par.pointee.codec_type).map { String(cString: $0) } ?? "data"
                 let what = "stream \(index) (\(type), \(String(cString: avcodec_get_name(par.pointee.codec_id))))"
@@ -203,6 +206,22 @@ final class MarkedOutput {
         if audioMode == .copy {
             warn("\(source.path): audio stream \(index) (\(String(cString: avcodec_get_name(codecID)))) cannot be stored in a .\((target as NSString).pathExtension) file; re-encoded with \(transcoder.encoderName)")
         }
+        return true
+    }
+
+    /// Converts a text subtitle stream the container cannot hold to the text format it can;
+    /// returns false when the stream is copied (or, bitmap subtitles, left out) instead.
+    private func mapSubtitles(_ stream: UnsafeMutablePointer<AVStream>) throws -> Bool {
+        let codecID = stream.pointee.codecpar.pointee.codec_id
+        guard !muxer.accepts(codecID), SubtitleTranscoder.isText(codecID),
+              let encoderName = SubtitleTranscoder.textEncoder(for: muxer),
+              let encoderCodec = avcodec_find_encoder_by_name(encoderName), muxer.accepts(encoderCodec.pointee.id)
+        else { return false }
+        let index = Int(stream.pointee.index)
+        let transcoder = try SubtitleTranscoder(stream: stream, encoderName: encoderName, muxer: muxer)
+        subtitleTranscoders[index] = transcoder
+        streamMap[index] = Int(transcoder.outputStream.pointee.index)
+        warn("\(source.path): subtitle stream \(index) (\(String(cString: avcodec_get_name(codecID)))) cannot be stored in a .\((target as NSString).pathExtension) file; converted to \(encoderName)")
         return true
     }
 
@@ -252,6 +271,10 @@ final class MarkedOutput {
         if index == source.videoIndex && !copiesVideo { return }
         if let audio = audioTranscoders[index] {
             try audio.consume(packet, into: muxer)
+            return
+        }
+        if let subtitles = subtitleTranscoders[index] {
+            try subtitles.consume(packet, into: muxer)
             return
         }
         guard let outIndex = streamMap[index] else { return }
