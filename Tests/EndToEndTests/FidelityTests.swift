@@ -138,6 +138,79 @@ struct FidelityTests {
         #expect(try h.videoFrameCount(h.path("out.mp4")) == 10)
     }
 
+    /// Ten minutes of 320×180 with 16 kHz PCM audio (re-encoded to AAC for MP4) that has a
+    /// 0.5 s hole at 300 s, and beeps at 10 s and 595 s of presentation time.
+    @Test("a ten-minute file: every frame kept, audio in sync at the end across a gap, peak memory as for ten seconds")
+    func longFile() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        func make(_ name: String, seconds: Int) throws -> String {
+            let beeps = "0.8*sin(2*PI*1000*t)*(between(t,10,10.2)+between(t,594.5,594.7))"
+            try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=\(seconds)",
+                          "-f", "lavfi", "-i", "aevalsrc='\(beeps)':s=16000:d=\(Double(seconds) - 0.5)",
+                          "-af", "asetpts='PTS+gte(T,300)*0.5/TB'",
+                          "-c:v", "libx264", "-preset", "ultrafast", "-g", "250", "-c:a", "pcm_s16le", h.path(name)])
+            return h.path(name)
+        }
+        let config = try h.write("c.json", Self.config)
+        var peaks: [Int] = []
+        for (name, seconds) in [("short.mkv", 10), ("long.mkv", 600)] {
+            let input = try make(name, seconds: seconds)
+            let output = h.path("\(name).mp4")
+            let r = try h.run("/usr/bin/python3", ["-c", Self.peakMemoryOfChild, Harness.videowmPath,
+                                                   "transcode", input, output, "-c", config, "--preset", "ultrafast", "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            peaks.append(Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1)
+            // Every frame, at its time (packets, in presentation order: decoding 15 000 frames twice adds nothing).
+            let times = { (file: String) in try h.packetTimes(file, stream: "v:0").compactMap(Double.init).sorted() }
+            #expect(try times(output) == times(input))
+            if seconds == 600 {
+                #expect(try times(output).count == 15_000)
+                let beeps = try beepOnsets(h, output)
+                #expect(beeps.count == 2 && abs(beeps[0] - 10) < 0.04 && abs(beeps[1] - 595) < 0.04, "beeps at \(beeps)")
+            }
+        }
+        #expect(peaks[0] > 0 && Double(peaks[1]) <= 1.10 * Double(peaks[0]), "peak RSS 10 s \(peaks[0]) KiB, 10 min \(peaks[1]) KiB")
+    }
+
+    @Test("re-encoded audio whose timestamps step back (an overlap) drops the repeat and stays in sync")
+    func audioOverlap() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // From 12 s on, audio is stamped 0.5 s earlier: the beep generated at 18.5 s plays at 18 s.
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=20",
+                      "-f", "lavfi", "-i", "aevalsrc='0.8*sin(2*PI*1000*t)*(between(t,10,10.2)+between(t,18.5,18.7))':s=16000:d=20",
+                      "-af", "asetpts='PTS-gte(T,12)*0.5/TB'", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "pcm_s16le", h.path("in.mkv")])
+        let r = try h.videowm("transcode", h.path("in.mkv"), h.path("out.mp4"), "-c", try h.write("c.json", Self.config), "--preset", "ultrafast", "-q")
+        #expect(r.status == 0, "\(r.stderr)")
+        let beeps = try beepOnsets(h, h.path("out.mp4"))
+        #expect(beeps.count == 2 && abs(beeps[0] - 10) < 0.02 && abs(beeps[1] - 18) < 0.02, "beeps at \(beeps)")
+    }
+
+    /// Runs argv[1…] and prints the child's peak resident set in KiB.
+    static let peakMemoryOfChild = """
+        import resource, subprocess, sys
+        r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+        print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        sys.exit(r.returncode)
+        """
+
+    /// Times (s) where a loud tone starts, with samples placed by their timestamps (gaps filled).
+    private func beepOnsets(_ h: Harness, _ file: String) throws -> [Double] {
+        let rate = 8000.0
+        let r = try h.run("ffmpeg", ["-v", "error", "-i", file, "-map", "0:a:0", "-af", "aresample=async=1:first_pts=0",
+                                     "-ac", "1", "-ar", "8000", "-f", "s16le", "-"])
+        var onsets: [Double] = [], wasLoud = false
+        r.stdoutData.withUnsafeBytes { raw in
+            for (i, sample) in raw.bindMemory(to: Int16.self).enumerated() {
+                let loud = abs(Int(sample)) > 8000
+                if loud && !wasLoud && (onsets.last.map { Double(i) / rate - $0 > 1 } ?? true) { onsets.append(Double(i) / rate) }
+                wasLoud = loud
+            }
+        }
+        return onsets
+    }
+
     @Test("a picture size change mid-stream: every frame kept, scaled into the first size between bars, notice printed")
     func pictureSizeChangesMidStream() throws {
         let h = try Harness()

@@ -5,7 +5,10 @@ import CFFmpeg
 /// regroup into the encoder's frame size, encode.
 ///
 /// Timestamps start from the stream's first decoded sample, so audio stays in sync with
-/// the video; after that they advance by samples written, which keeps them gap-free.
+/// the video; after that they advance by samples written, which keeps them gap-free. Where
+/// the input's own timestamps say audio is missing (a gap) or doubled (an overlap) by more
+/// than `driftTolerance`, silence is inserted or samples dropped, so the sound stays where
+/// the input's clock puts it however long the file.
 final class AudioTranscoder {
     let inputIndex: Int
     let outputStream: UnsafeMutablePointer<AVStream>
@@ -19,6 +22,11 @@ final class AudioTranscoder {
     private let inputTimeBase: AVRational
     private let file: String
     private var nextPts: Int64?
+    /// Resampled audio on its way to the FIFO, grown when needed and reused.
+    private var staging: (buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, capacity: Int32)?
+    /// Largest gap or overlap left alone: well under one video frame at 50 fps, far above
+    /// container timestamp rounding (Matroska's millisecond).
+    static let driftTolerance = 0.02
 
     /// The encoder for a `--audio` choice, or for the container when copying is impossible.
     enum Codec: String {
@@ -74,6 +82,10 @@ final class AudioTranscoder {
         var swr: OpaquePointer? = resampler
         swr_free(&swr)
         av_audio_fifo_free(fifo)
+        if var buffer = staging?.buffer {
+            av_freep(buffer)
+            av_freep(&buffer)
+        }
     }
 
     var encoderName: String { encoder.name }
@@ -97,13 +109,76 @@ final class AudioTranscoder {
         }
         while try decoder.receive(into: decoded) == .produced {
             defer { decoded.unref() }
+            let pts = decoded.pointer.pointee.best_effort_timestamp
+            let start = pts == vwm_nopts_value() ? nil : av_rescale_q(pts, inputTimeBase, encoder.context.pointee.time_base)
+            var overlap: Int64 = 0
             if nextPts == nil {
-                let pts = decoded.pointer.pointee.best_effort_timestamp
-                nextPts = pts == vwm_nopts_value() ? 0 : av_rescale_q(pts, inputTimeBase, encoder.context.pointee.time_base)
+                nextPts = start ?? 0
+            } else if let start {
+                overlap = try keepInSync(frameStart: start, into: muxer)
             }
-            try resample(decoded)
+            if overlap >= frameSamples(decoded) { continue }  // all of it was heard already
+            try resample(decoded, droppingFirst: Int32(overlap))
             try encodeFullFrames(into: muxer, flushing: false)
         }
+    }
+
+    /// Compares where the decoded frame says it starts with where the samples written so far
+    /// end, and fills a gap with silence. Returns how many of the frame's samples (at the
+    /// output rate) repeat time already written — an overlap — to be dropped.
+    private func keepInSync(frameStart: Int64, into muxer: OutputFile) throws -> Int64 {
+        let rate = Int64(encoder.context.pointee.sample_rate)
+        let written = nextPts! + Int64(av_audio_fifo_size(fifo)) + swr_get_delay(resampler, rate)
+        let drift = frameStart - written
+        let tolerance = Int64(Self.driftTolerance * Double(rate))
+        if drift > tolerance { try appendSilence(samples: drift, into: muxer) }
+        return drift < -tolerance ? -drift : 0
+    }
+
+    /// The frame's length in samples at the output rate.
+    private func frameSamples(_ frame: Frame) -> Int64 {
+        av_rescale_q(Int64(frame.pointer.pointee.nb_samples), AVRational(num: 1, den: frame.pointer.pointee.sample_rate),
+                     encoder.context.pointee.time_base)
+    }
+
+    private func appendSilence(samples: Int64, into muxer: OutputFile) throws {
+        var remaining = samples
+        let enc = encoder.context.pointee
+        while remaining > 0 {
+            // In pieces of at most a second, encoded as they go, so a long gap costs no memory.
+            let count = Int32(min(remaining, Int64(enc.sample_rate)))
+            let buffer = try stagingBuffer(capacity: count)
+            av_samples_set_silence(buffer, 0, count, enc.ch_layout.nb_channels, enc.sample_fmt)
+            try writeToFIFO(buffer, count: count)
+            try encodeFullFrames(into: muxer, flushing: false)
+            remaining -= Int64(count)
+        }
+    }
+
+    private func stagingBuffer(capacity: Int32) throws -> UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?> {
+        if let staging, staging.capacity >= capacity { return staging.buffer }
+        if var old = staging?.buffer {
+            av_freep(old)
+            av_freep(&old)
+            staging = nil
+        }
+        var buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
+        try check(av_samples_alloc_array_and_samples(&buffer, nil, encoder.context.pointee.ch_layout.nb_channels, capacity,
+                                                     encoder.context.pointee.sample_fmt, 0),
+                  "allocating audio samples", file: file, status: .ioError)
+        staging = (buffer!, capacity)
+        return buffer!
+    }
+
+    /// Appends `count` samples of `buffer` to the FIFO, starting `offset` samples in.
+    private func writeToFIFO(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int32, offset: Int32 = 0) throws {
+        let enc = encoder.context.pointee
+        let planar = av_sample_fmt_is_planar(enc.sample_fmt) != 0
+        let planes = planar ? Int(enc.ch_layout.nb_channels) : 1
+        let step = Int(offset) * Int(av_get_bytes_per_sample(enc.sample_fmt)) * (planar ? 1 : Int(enc.ch_layout.nb_channels))
+        var pointers = (0..<planes).map { UnsafeMutableRawPointer(buffer[$0]).map { $0 + step } }
+        let written = av_audio_fifo_write(fifo, &pointers, count)
+        try check(written, "buffering audio", file: file, status: .ioError)
     }
 
     /// Drains decoder, resampler and encoder at the end of the input.
@@ -115,29 +190,17 @@ final class AudioTranscoder {
         try writePackets(into: muxer)
     }
 
-    private func resample(_ frame: Frame?) throws {
+    private func resample(_ frame: Frame?, droppingFirst dropped: Int32 = 0) throws {
         let inSamples = frame.map { Int32($0.pointer.pointee.nb_samples) } ?? 0
         let capacity = swr_get_out_samples(resampler, inSamples)
         guard capacity > 0 else { return }
-        var buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
-        let channels = encoder.context.pointee.ch_layout.nb_channels
-        try check(av_samples_alloc_array_and_samples(&buffer, nil, channels, capacity, encoder.context.pointee.sample_fmt, 0),
-                  "allocating audio samples", file: file, status: .ioError)
-        defer {
-            av_freep(buffer)
-            av_freep(&buffer)
-        }
+        let buffer = try stagingBuffer(capacity: capacity)
         // Draining (no frame) passes no input, which makes swresample flush its delay line.
         let input = frame.flatMap { $0.pointer.pointee.extended_data }
             .map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }
         let converted = swr_convert(resampler, buffer, capacity, input, input == nil ? 0 : inSamples)
         try check(converted, "resampling audio", file: file, status: .dataError)
-        if converted > 0 {
-            let written = buffer!.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: Int(channels)) {
-                av_audio_fifo_write(fifo, $0, converted)
-            }
-            try check(written, "buffering audio", file: file, status: .ioError)
-        }
+        if converted > dropped { try writeToFIFO(buffer, count: converted - dropped, offset: dropped) }
     }
 
     private func encodeFullFrames(into muxer: OutputFile, flushing: Bool) throws {
