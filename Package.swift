@@ -18,10 +18,12 @@ let package = Package(
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+        // JPEG files are written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
 
         .target(name: "Animation"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
 
         .testTarget(name: "AnimationTests", dependencies: ["Animation"]),

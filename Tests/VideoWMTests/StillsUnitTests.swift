@@ -109,14 +109,66 @@ struct ExifOrientationTests {
 
 @Suite("still encoding")
 struct StillEncodingTests {
-    @Test("quality maps onto mjpeg's qscale like libjpeg's scale, monotonically")
-    func qualityScale() {
-        #expect(StillImageWriter.mjpegQScale(forQuality: 100) == 1)
-        #expect(StillImageWriter.mjpegQScale(forQuality: 90) == 3)
-        #expect(StillImageWriter.mjpegQScale(forQuality: 75) == 7)
-        #expect(StillImageWriter.mjpegQScale(forQuality: 1) == 31)
-        let scales = (1...100).map(StillImageWriter.mjpegQScale(forQuality:))
-        #expect(zip(scales, scales.dropFirst()).allSatisfy { $0 >= $1 })
+    /// The quantisation tables (id → 64 values in zigzag order) a JPEG file declares.
+    private func quantisationTables(_ jpeg: [UInt8]) -> [Int: [Int]] {
+        var tables: [Int: [Int]] = [:], i = 2
+        while i + 4 <= jpeg.count, jpeg[i] == 0xFF, jpeg[i + 1] != 0xDA {
+            let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
+            if jpeg[i + 1] == 0xDB {
+                var j = i + 4
+                while j < i + 2 + length {
+                    tables[Int(jpeg[j] & 15)] = jpeg[(j + 1)..<(j + 65)].map(Int.init)  // 8-bit tables
+                    j += 65
+                }
+            }
+            i += 2 + length
+        }
+        return tables
+    }
+
+    @Test("quality means libjpeg's: its Annex K tables scaled as libjpeg and ImageMagick scale them")
+    func qualityIsLibjpegs() throws {
+        var image = StraightRGBAImage(width: 48, height: 40, fill: RGBAColor(red: 0, green: 0, blue: 0, alpha: 255))
+        for i in stride(from: 0, to: image.pixels.count, by: 4) { image.pixels[i] = UInt8(i / 4 % 251); image.pixels[i + 1] = UInt8(i / 16 % 256) }
+        // (Annex K value · (200 − 2q) + 50) / 100, and 5000/q % below 50: DC and the first AC entry.
+        for (quality, luma, chroma) in [(90, [3, 2], [3, 4]), (75, [8, 6], [9, 9]), (50, [16, 11], [17, 18]), (10, [80, 55], [85, 90])] {
+            let tables = quantisationTables(try JPEGWriter.encode(image, quality: quality, iccProfile: nil, path: "q.jpg"))
+            #expect(tables[0].map { Array($0.prefix(2)) } == luma, "quality \(quality)")
+            #expect(tables[1].map { Array($0.prefix(2)) } == chroma, "quality \(quality)")
+        }
+        let sizes = try [30, 60, 90].map { try JPEGWriter.encode(image, quality: $0, iccProfile: nil, path: "q.jpg").count }
+        #expect(sizes[0] < sizes[1] && sizes[1] < sizes[2])
+    }
+
+    @Test("YUV planes of odd sizes encode whole, edges repeated into the last blocks", arguments: [
+        AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P])
+    func oddSizedPlanes(format: AVPixelFormat) throws {
+        let frame = try Frame()
+        frame.pointer.pointee.width = 37
+        frame.pointer.pointee.height = 23
+        frame.pointer.pointee.format = format.rawValue
+        try #require(av_frame_get_buffer(frame.pointer, 0) >= 0)
+        let layout = try #require(PlanarYUVLayout(format))
+        // A flat colour; the bytes past each plane's width and height are garbage on purpose.
+        for (plane, value) in [(0, UInt8(180)), (1, UInt8(60)), (2, UInt8(200))] {
+            let base = withUnsafeBytes(of: frame.pointer.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>.self) }
+            let stride = Int(withUnsafeBytes(of: frame.pointer.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) })
+            let rows = plane == 0 ? 23 : (23 + (1 << layout.chromaShiftY) - 1) >> layout.chromaShiftY
+            let columns = plane == 0 ? 37 : (37 + (1 << layout.chromaShiftX) - 1) >> layout.chromaShiftX
+            for row in 0..<rows { for column in 0..<stride { base[row * stride + column] = column < columns ? value : UInt8(truncatingIfNeeded: column * 97) } }
+        }
+        let bytes = try JPEGWriter.encode(ycbcr: frame, quality: 95, iccProfile: nil, path: "planes.jpg")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("planes-\(format.rawValue)-\(getpid()).jpg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try StillImageReader.decodeFrame(path: path).frame
+        #expect(decoded.width == 37 && decoded.height == 23)
+        let f = decoded.pointer.pointee
+        // Every corner keeps the colour: garbage past the edges would ring into the last blocks.
+        for (x, y) in [(0, 0), (36, 0), (0, 22), (36, 22)] {
+            let luma = Int(f.data.0![y * Int(f.linesize.0) + x])
+            #expect(abs(luma - 180) <= 2, "luma \(luma) at \(x),\(y)")
+        }
     }
 
     @Test("alpha is detected, so opaque PNGs are written without an alpha channel")

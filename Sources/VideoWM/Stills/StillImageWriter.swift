@@ -3,11 +3,12 @@ import Foundation
 import Overlay
 
 /// Encodes an RGBA image to PNG, JPEG or WebP (chosen by the output's extension) and
-/// writes it atomically.
+/// writes it atomically. PNG and WebP go through FFmpeg's encoders, JPEG through
+/// libjpeg-turbo (`JPEGWriter`).
 ///
-/// What is kept from the input: the ICC colour profile, in PNG (`iCCP`) and JPEG (`APP2`),
-/// which FFmpeg 5.1's png and mjpeg encoders write from the frame's side data; its libwebp
-/// wrapper cannot, so WebP outputs carry none. EXIF is not copied: the orientation is
+/// What is kept from the input: the ICC colour profile, in PNG (`iCCP`, which FFmpeg's png
+/// encoder writes from the frame's side data) and JPEG (`APP2`); FFmpeg 5.1's libwebp
+/// wrapper cannot write one, so WebP outputs carry none. EXIF is not copied: the orientation is
 /// already applied to the pixels, and EXIF's embedded preview would be an unmarked copy.
 enum StillImageWriter {
     enum Format {
@@ -22,18 +23,7 @@ enum StillImageWriter {
             }
         }
 
-        var encoderName: String {
-            switch self {
-            case .png: "png"
-            case .jpeg: "mjpeg"
-            case .webp: "libwebp"
-            }
-        }
-
         var keepsColorProfile: Bool { self != .webp }
-
-        /// JPEG's YUV uses the whole 0…255 range; libwebp's (like VP8's) is limited to 16…235.
-        var usesFullRangeYUV: Bool { self != .webp }
     }
 
     /// How the still is encoded, beyond its format.
@@ -51,42 +41,28 @@ enum StillImageWriter {
         return format
     }
 
-    /// FFmpeg's mjpeg encoder scales MPEG-1's intra matrix by qscale/8, where libjpeg scales
-    /// its own table by (200 − 2q)% (5000/q % below 50). The two tables differ by a factor of
-    /// about 1.85, so qscale ≈ 8 · 1.85 · libjpegScale: quality 90 → 3, 75 → 7, 50 → 15.
-    static func mjpegQScale(forQuality quality: Int) -> Int {
-        let q = Double(max(1, min(100, quality)))
-        let libjpegScale = q < 50 ? 50 / q : (200 - 2 * q) / 100
-        return max(1, min(31, Int((14.8 * libjpegScale).rounded())))
-    }
-
     /// Encodes `image` into the bytes of a file of `format`.
     static func encode(_ image: StraightRGBAImage, format: Format, path: String, settings: Settings = Settings()) throws -> [UInt8] {
-        let encoder = try Encoder(codecName: format.encoderName, file: path)
+        switch format {
+        case .jpeg:
+            return try JPEGWriter.encode(image, quality: settings.quality, iccProfile: settings.iccProfile, path: path)
+        case .png:
+            // Paeth prediction: much smaller files than none, at little cost.
+            return try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA,
+                                        options: ["pred": "paeth"], iccProfile: settings.iccProfile, path: path)
+        case .webp:
+            return try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUVA420P,
+                                        options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: nil, path: path)
+        }
+    }
+
+    private static func encodeWithFFmpeg(_ image: StraightRGBAImage, encoderName: String, pixelFormat target: AVPixelFormat,
+                                         options: [String: String], iccProfile: [UInt8]?, path: String) throws -> [UInt8] {
+        let encoder = try Encoder(codecName: encoderName, file: path)
         let ctx = encoder.context
         ctx.pointee.width = Int32(image.width)
         ctx.pointee.height = Int32(image.height)
         ctx.pointee.time_base = AVRational(num: 1, den: 25)
-        let target: AVPixelFormat
-        var options: [String: String] = [:]
-        switch format {
-        case .png:
-            target = image.isOpaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA
-            // Paeth prediction: much smaller files than none, at little cost.
-            options["pred"] = "paeth"
-        case .jpeg:
-            // Plain 4:2:0 flagged full-range, which mjpeg accepts, rather than the deprecated YUVJ formats.
-            target = AV_PIX_FMT_YUV420P
-            let qscale = Int32(mjpegQScale(forQuality: settings.quality))
-            ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
-            ctx.pointee.global_quality = qscale * FF_QP2LAMBDA
-            ctx.pointee.qmin = 1
-            ctx.pointee.qmax = 31
-            ctx.pointee.color_range = AVCOL_RANGE_JPEG
-        case .webp:
-            target = image.isOpaque ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUVA420P
-            options["quality"] = String(max(1, min(100, settings.quality)))
-        }
         ctx.pointee.pix_fmt = target
         try encoder.open(options: options)
 
@@ -96,22 +72,20 @@ enum StillImageWriter {
             if target == AV_PIX_FMT_RGBA {
                 frame = source
             } else {
+                // libwebp's YUV (like VP8's) is limited range; RGB targets ignore it.
                 let converter = try FrameConverter(width: image.width, height: image.height, from: AV_PIX_FMT_RGBA, to: target,
-                                                   sourceMatrix: SWS_CS_ITU601, sourceFullRange: true,
-                                                   targetFullRange: format.usesFullRangeYUV)
+                                                   sourceMatrix: SWS_CS_ITU601, sourceFullRange: true, targetFullRange: false)
                 frame = try converter.convert(source)
+                frame.pointer.pointee.color_range = AVCOL_RANGE_MPEG
             }
             frame.pointer.pointee.pts = 0
-            frame.pointer.pointee.color_range = format.usesFullRangeYUV ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-            // With a fixed qscale, mpegvideo encoders read it from each frame, not the context.
-            frame.pointer.pointee.quality = ctx.pointee.global_quality
-            if format.keepsColorProfile { try attachColorProfile(settings.iccProfile, to: frame, path: path) }
+            try attachColorProfile(iccProfile, to: frame, path: path)
             try encoder.send(frame)
         }
         return try drain(encoder, path: path)
     }
 
-    /// Puts an ICC profile on a frame (the png and mjpeg encoders write it into the file).
+    /// Puts an ICC profile on a frame (the png encoder writes it into the file).
     private static func attachColorProfile(_ profile: [UInt8]?, to frame: Frame, path: String) throws {
         guard let profile, !profile.isEmpty, av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE) == nil else { return }
         guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
@@ -134,30 +108,6 @@ enum StillImageWriter {
         return bytes
     }
 
-    /// Encodes an 8-bit full-range planar YUV frame (a decoded JPEG, marked in place) as a
-    /// JPEG without converting it: the fast path for JPEG in, JPEG out.
-    static func encodeJPEG(_ frame: Frame, path: String, settings: Settings = Settings()) throws -> [UInt8] {
-        let encoder = try Encoder(codecName: Format.jpeg.encoderName, file: path)
-        let ctx = encoder.context
-        ctx.pointee.width = Int32(frame.width)
-        ctx.pointee.height = Int32(frame.height)
-        ctx.pointee.time_base = AVRational(num: 1, den: 25)
-        ctx.pointee.pix_fmt = frame.pixelFormat
-        ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
-        ctx.pointee.global_quality = Int32(mjpegQScale(forQuality: settings.quality)) * FF_QP2LAMBDA
-        ctx.pointee.qmin = 1
-        ctx.pointee.qmax = 31
-        ctx.pointee.color_range = AVCOL_RANGE_JPEG
-        try encoder.open(options: [:])
-        frame.pointer.pointee.pts = 0
-        frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        // With a fixed qscale, mpegvideo encoders read it from each frame, not the context.
-        frame.pointer.pointee.quality = ctx.pointee.global_quality
-        try attachColorProfile(settings.iccProfile, to: frame, path: path)
-        try encoder.send(frame)
-        return try drain(encoder, path: path)
-    }
-
     /// Writes encoded bytes into a reserved output and moves it into place.
     static func write(bytes: [UInt8], into output: AtomicOutput) throws {
         let path = output.target
@@ -165,7 +115,7 @@ enum StillImageWriter {
             throw VideoWMError.cannotCreate(path, "cannot open the temporary file")
         }
         do {
-            try handle.write(contentsOf: Data(bytes))
+            try handle.write(contentsOf: bytes)
             try handle.close()
         } catch {
             try? handle.close()

@@ -53,7 +53,7 @@ public final class StillStamper {
     /// 8-bit full-range planar YUV (a JPEG) that is already upright.
     private static func canStampInYUV(_ decoded: StillImageReader.DecodedFrame) -> Bool {
         guard let layout = PlanarYUVLayout(decoded.frame.pixelFormat) else { return false }
-        return layout.bitDepth == 8 && decoded.frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
+        return JPEGWriter.canEncode(layout) && decoded.frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
             && (decoded.exifOrientation.flatMap(ExifOrientation.init) ?? .upright) == .upright
     }
 
@@ -66,8 +66,7 @@ public final class StillStamper {
         try check(av_frame_make_writable(frame.pointer), "preparing the picture", file: input, status: .ioError)
         let canvas = planarCanvas(for: frame.pointer, layout: PlanarYUVLayout(frame.pixelFormat)!, width: frame.width, height: frame.height)
         try mapOverlayErrors { try compositor.composite(onto: canvas, at: time) }
-        let bytes = try StillImageWriter.encodeJPEG(frame, path: output,
-                                                    settings: StillImageWriter.Settings(quality: quality, iccProfile: decoded.iccProfile))
+        let bytes = try JPEGWriter.encode(ycbcr: frame, quality: quality, iccProfile: decoded.iccProfile, path: output)
         try StillImageWriter.write(bytes: bytes, into: destination)
     }
 

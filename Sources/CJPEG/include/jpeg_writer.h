@@ -1,0 +1,25 @@
+#ifndef VWM_JPEG_WRITER_H
+#define VWM_JPEG_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// JPEG encoding through libjpeg-turbo, wrapped in C because libjpeg reports errors by
+/// longjmp, which Swift cannot catch. Each function returns 0 and a malloc'ed file in
+/// *out (the caller frees it), or -1 with a message in `error`.
+
+/// Encodes 8-bit planar YCbCr (full range, JPEG's own colour space) without converting it.
+/// `chroma_shift_x`/`_y` are log2 of the chroma subsampling (1, 1 for 4:2:0). Planes must be
+/// readable for whole 8×8 blocks: the writer replicates edge samples itself, so strides may
+/// be any value ≥ the plane's width.
+int vwm_jpeg_encode_ycbcr(const uint8_t *const planes[3], const int strides[3], int width, int height,
+                          int chroma_shift_x, int chroma_shift_y, int quality,
+                          const uint8_t *icc_profile, size_t icc_length,
+                          uint8_t **out, size_t *out_length, char *error, size_t error_size);
+
+/// Encodes 8-bit RGBA (alpha ignored) as 4:2:0 YCbCr.
+int vwm_jpeg_encode_rgba(const uint8_t *pixels, int stride, int width, int height, int quality,
+                         const uint8_t *icc_profile, size_t icc_length,
+                         uint8_t **out, size_t *out_length, char *error, size_t error_size);
+
+#endif
