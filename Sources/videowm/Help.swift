@@ -131,7 +131,7 @@ enum Help {
       -c, --config FILE     watermark config (JSON)
       --vars FILE.csv       the rows (RFC 4180 CSV, UTF-8, header first)
       -o, --output TEMPLATE output path with {column} placeholders
-      -j, --jobs N          outputs encoded at once from one decode (default 2)
+      -j, --jobs N          outputs encoded at once from one decode (default 4)
       --shard I/N           take the rows whose index (0 for the first) is ≡ I mod N;
                             default: from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, or
                             JOB_COMPLETION_INDEX (Kubernetes) with the count from

@@ -7,7 +7,7 @@ struct BatchCommand: ToolCommand {
     var input = ""
     var csvPath: String?
     var outputTemplate: String?
-    var outputsPerDecode = 2
+    var outputsPerDecode = 4
     var shard: String?
     var shardCount: Int?
     var force = false
@@ -19,7 +19,7 @@ struct BatchCommand: ToolCommand {
         var scanner = ArgumentScanner(arguments, command: Self.name)
         var marks = MarkOptions(), encode = EncodeOptions()
         var csvPath: String?, outputTemplate: String?, shard: String?, shardCount: Int?, reportPath: String?
-        var outputsPerDecode = 2, force = false
+        var outputsPerDecode = 4, force = false
         try scanner.scan { option, value in
             switch option {
             case "--vars": csvPath = try value()
