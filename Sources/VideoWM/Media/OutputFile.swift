@@ -51,6 +51,19 @@ final class OutputFile {
         return s
     }
 
+    /// A stream for what `encoder` (opened) produces, in place of input stream `replacing`:
+    /// that stream's language, title and disposition, the encoder's parameters.
+    func addStream(encodedBy encoder: Encoder, replacing input: UnsafeMutablePointer<AVStream>,
+                   timeBase: AVRational) throws -> UnsafeMutablePointer<AVStream> {
+        let stream = try addStream()
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context),
+                  "setting up stream \(input.pointee.index)", file: target, status: .ioError)
+        stream.pointee.time_base = timeBase
+        stream.pointee.disposition = input.pointee.disposition
+        av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+        return stream
+    }
+
     func writeHeader(options: [String: String]) throws {
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
             var options: OpaquePointer?

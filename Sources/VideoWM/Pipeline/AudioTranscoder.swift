@@ -71,11 +71,7 @@ final class AudioTranscoder {
         chunk = try Frame()
         packet = try Packet()
 
-        outputStream = try muxer.addStream()
-        try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), "setting up the audio stream", file: file, status: .ioError)
-        outputStream.pointee.time_base = enc.pointee.time_base
-        outputStream.pointee.disposition = stream.pointee.disposition
-        av_dict_copy(&outputStream.pointee.metadata, stream.pointee.metadata, 0)
+        outputStream = try muxer.addStream(encodedBy: encoder, replacing: stream, timeBase: enc.pointee.time_base)
     }
 
     deinit {

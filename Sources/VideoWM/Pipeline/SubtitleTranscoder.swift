@@ -44,11 +44,7 @@ final class SubtitleTranscoder {
         }
         try encoder.open(options: [:])
         packet = try Packet()
-        outputStream = try muxer.addStream()
-        try check(avcodec_parameters_from_context(outputStream.pointee.codecpar, enc), "setting up the subtitle stream", file: file, status: .ioError)
-        outputStream.pointee.time_base = stream.pointee.time_base
-        outputStream.pointee.disposition = stream.pointee.disposition
-        av_dict_copy(&outputStream.pointee.metadata, stream.pointee.metadata, 0)
+        outputStream = try muxer.addStream(encodedBy: encoder, replacing: stream, timeBase: stream.pointee.time_base)
     }
 
     var encoderName: String { encoder.name }
