@@ -33,6 +33,9 @@ public final class PreparedMark {
 /// for one placement phase.
 struct PlanarMark {
     /// Premultiplied luma, alpha 0…255, both width × height.
+    ///
+    /// Every sample (here and in chroma) is zero where its alpha is: the 8-bit blend relies on
+    /// it to pass over transparent columns without changing them.
     var luma: [UInt16]
     var lumaAlpha: [UInt8]
     /// Chroma grid covering the sprite for the key's phase: origin at chroma sample
@@ -103,9 +106,11 @@ struct PlanarMark {
                     }
                 }
                 let o = cy * chromaWidth + cx
+                ca[o] = UInt8(min(255, (sa / samples).rounded()))
+                // Where the averaged alpha rounds to zero the samples stay zero, like luma's.
+                guard ca[o] != 0 else { continue }
                 cu[o] = UInt16(max(0, (su / samples).rounded()))
                 cv[o] = UInt16(max(0, (sv / samples).rounded()))
-                ca[o] = UInt8(min(255, (sa / samples).rounded()))
             }
         }
         chromaU = cu
