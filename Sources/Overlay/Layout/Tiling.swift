@@ -89,12 +89,15 @@ public struct TilePattern: Equatable, Sendable {
         let cellW = Double(tile.width) + gap
         let cellH = Double(tile.height) + gap
         var out = [UInt8](repeating: 0, count: width * height * 4)
-        guard tile.width > 0, tile.height > 0, width > 0, height > 0 else {
-            return PremultipliedRGBAImage(width: width, height: height, pixels: out)
-        }
         let radians = angleDegrees * Double.pi / 180
         // Inverse rotation: frame → pattern space.
         let cosA = cos(-radians), sinA = sin(-radians)
+        // A non-finite angle or gap makes every sample position NaN, so nothing would be drawn;
+        // returning early keeps the integer floors below to finite, frame-sized values.
+        guard tile.width > 0, tile.height > 0, width > 0, height > 0,
+              cosA.isFinite, sinA.isFinite, cellW.isFinite, cellH.isFinite else {
+            return PremultipliedRGBAImage(width: width, height: height, pixels: out)
+        }
         let cx = Double(width) / 2, cy = Double(height) / 2
         let tileW = tile.width, tileH = tile.height
         tile.pixels.withUnsafeBufferPointer { src in
@@ -112,14 +115,16 @@ public struct TilePattern: Equatable, Sendable {
                         let fx = Double(x) + 0.5 - cx
                         let u = fx * cosA - fy * sinA
                         let v = fx * sinA + fy * cosA
-                        let row = (v / cellH).rounded(.down)
-                        let shiftedU = u - (row.truncatingRemainder(dividingBy: 2) == 0 ? 0 : cellW / 2)
-                        let lu = shiftedU - (shiftedU / cellW).rounded(.down) * cellW
-                        let lv = v - row * cellH
+                        // Integer floors: a −0 the libm floor would give becomes +0 here, which
+                        // only ever meets a subtraction and then `- 0.5`, so no sample moves.
+                        let row = floorToInt(v / cellH)
+                        let shiftedU = u - (row & 1 == 0 ? 0 : cellW / 2)
+                        let lu = shiftedU - Double(floorToInt(shiftedU / cellW)) * cellW
+                        let lv = v - Double(row) * cellH
                         // Sample position inside the tile (pixel centres at +0.5); the gap reads as transparent.
                         let sx = lu - 0.5, sy = lv - 0.5
                         guard sx < Double(tileW), sy < Double(tileH) else { continue }
-                        let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
+                        let x0 = floorToInt(sx), y0 = floorToInt(sy)
                         let tx = sx - Double(x0), ty = sy - Double(y0)
                         var acc = (0.0, 0.0, 0.0, 0.0)
                         add(x0, y0, (1 - tx) * (1 - ty), &acc)
@@ -128,10 +133,10 @@ public struct TilePattern: Equatable, Sendable {
                         add(x0 + 1, y0 + 1, tx * ty, &acc)
                         if acc.3 < 0.5 { continue }
                         let o = (y * width + x) * 4
-                        let a = UInt8(min(255, acc.3.rounded()))
-                        dst[o] = min(a, UInt8(min(255, acc.0.rounded())))
-                        dst[o + 1] = min(a, UInt8(min(255, acc.1.rounded())))
-                        dst[o + 2] = min(a, UInt8(min(255, acc.2.rounded())))
+                        let a = UInt8(min(255, roundToInt(nonNegative: acc.3)))
+                        dst[o] = min(a, UInt8(min(255, roundToInt(nonNegative: acc.0))))
+                        dst[o + 1] = min(a, UInt8(min(255, roundToInt(nonNegative: acc.1))))
+                        dst[o + 2] = min(a, UInt8(min(255, roundToInt(nonNegative: acc.2))))
                         dst[o + 3] = a
                     }
                 }
@@ -139,6 +144,26 @@ public struct TilePattern: Equatable, Sendable {
         }
         return PremultipliedRGBAImage(width: width, height: height, pixels: out)
     }
+}
+
+// `render` needs a floor and a rounding per pixel. On the baseline x86-64 target Double's
+// `rounded` is a libm call (there is no rounding instruction before SSE4.1), so these do it
+// with the integer conversion, which truncates towards zero, instead.
+
+/// `x.rounded(.down)` as an integer, for finite `x` within Int's range. The truncated value
+/// converts back to Double exactly, so comparing it with `x` tells whether to step down.
+@inline(__always)
+private func floorToInt(_ x: Double) -> Int {
+    let truncated = Int(x)
+    return Double(truncated) > x ? truncated - 1 : truncated
+}
+
+/// `x.rounded()` (halves away from zero) as an integer, for finite `x` ≥ 0 within Int's range.
+/// The fraction `x − ⌊x⌋` is computed exactly, so the comparison with 0.5 is exact too.
+@inline(__always)
+private func roundToInt(nonNegative x: Double) -> Int {
+    let whole = Int(x)
+    return x - Double(whole) >= 0.5 ? whole + 1 : whole
 }
 
 extension PremultipliedRGBAImage {
