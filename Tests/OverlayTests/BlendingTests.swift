@@ -117,6 +117,18 @@ struct BlendingTests {
         #expect(abs(Double(frame.v[0]) - (240 * a + 160 * (1 - a))) <= 1)
     }
 
+    /// Full-range chroma of pure blue (U) and red (V) is 255.5 before rounding; stored as a
+    /// byte it must stay 255, not wrap to 0 (a yellow or green mark).
+    @Test(arguments: [(RGBAColor(red: 0, green: 0, blue: 255), true), (RGBAColor(red: 255, green: 0, blue: 0), false)])
+    func saturatedBlueAndRedKeepTheirChromaOnFullRangeVideo(color: RGBAColor, isBlue: Bool) {
+        var frame = YUVFrame(width: 32, height: 4, y: 0, u: 128, v: 128)
+        // 32 columns: the vectorised path; then a 4-column mark for the scalar one.
+        for width in [32, 4] {
+            frame.blend(mark(color, width: width, height: 4), x: 0, yPos: 0, matrix: .init(coefficients: .bt709, isFullRange: true))
+            #expect((isBlue ? frame.u : frame.v).prefix(width / 2).allSatisfy { $0 == 255 }, "\(isBlue ? frame.u : frame.v)")
+        }
+    }
+
     @Test func oddPositionsAverageChromaOverTheCoveredPart() {
         var frame = YUVFrame(width: 4, height: 4, y: 16, u: 128, v: 128)
         // A 1×1 opaque red mark at (1, 1) covers a quarter of chroma block (0, 0).

@@ -62,6 +62,11 @@ struct PlanarBlendReferenceTests {
                                                 bitDepth: 8, chromaShiftX: shifts.x, chromaShiftY: shifts.y,
                                                 phaseX: random.below(blockW), phaseY: random.below(blockH)))
             #expect(planar.lumaAlpha.indices.allSatisfy { planar.lumaAlpha[$0] != 0 || planar.luma[$0] == 0 })
+            // Premultiplied: no sample above its alpha (at 8 bits), so no blend can overflow a byte.
+            #expect(planar.luma.indices.allSatisfy { planar.luma[$0] <= UInt16(planar.lumaAlpha[$0]) })
+            #expect(planar.chromaU.indices.allSatisfy {
+                max(planar.chromaU[$0], planar.chromaV[$0]) <= UInt16(planar.chromaAlpha[$0])
+            })
             #expect(planar.chromaAlpha.indices.allSatisfy {
                 planar.chromaAlpha[$0] != 0 || (planar.chromaU[$0] == 0 && planar.chromaV[$0] == 0)
             })
@@ -69,8 +74,8 @@ struct PlanarBlendReferenceTests {
     }
 
     /// A mark with no, rare or frequent transparent gaps (so rows have one long run or several
-    /// short ones), opaque pixels, saturated blues and reds, whose full-range chroma is the
-    /// largest 8-bit sample (256), and a few pixels brighter than their alpha.
+    /// short ones), opaque pixels, saturated blues and reds, whose full-range chroma comes to
+    /// 255.5 before `PlanarMark` clamps it, and a few pixels brighter than their alpha.
     static func randomMark(_ random: inout SplitMix64) -> PreparedMark {
         let width = 1 + random.below(70), height = 1 + random.below(6)
         let gapEvery = [0, 24, 4][random.below(3)]
@@ -173,12 +178,10 @@ struct PlanarBlendReferenceTests {
         }
 
         /// `min(255, P + D·(255 − A) / 255)`, with P and A first scaled by the opacity, each
-        /// division rounded to nearest. An opaque sample at full opacity replaces D with its low
-        /// byte, which is what the canvas has always stored (it matters for a sample of 256).
+        /// division rounded to nearest.
         static func blend(_ d: UInt8, sample: UInt16, alpha: UInt8, opacity: UInt8) -> UInt8 {
             func divideRounded(_ x: Int) -> Int { (x + 127) / 255 }
             var p = Int(sample), a = Int(alpha)
-            if opacity == 255 && a == 255 { return UInt8(truncatingIfNeeded: p) }
             if opacity != 255 {
                 p = divideRounded(p * Int(opacity))
                 a = divideRounded(a * Int(opacity))

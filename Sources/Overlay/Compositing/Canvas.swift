@@ -243,9 +243,9 @@ private func blendRow8(_ dst: UnsafeMutablePointer<UInt8>, samples: UnsafePointe
 
 /// `blendSample8` on the sixteen columns from `dst`, except in the lanes set in `keep`.
 ///
-/// 16-bit lanes cannot overflow: 8-bit samples are at most 256 (full-range chroma of a
-/// saturated blue or red rounds 255.5 up), so P·opacity ≤ 256·254, D·(255 − A) ≤ 255·255,
-/// and `divideBy255` of anything up to 255·255 stays below 65536 on the way.
+/// 16-bit lanes cannot overflow: 8-bit samples are at most 255 (`PlanarMark` keeps each at
+/// most its alpha), so P·opacity ≤ 255·254, D·(255 − A) ≤ 255·255, and `divideBy255` of
+/// anything up to 255·255 stays below 65536 on the way.
 @inline(__always)
 private func blendWindow8(_ dst: UnsafeMutablePointer<UInt8>, samples: UnsafePointer<UInt16>, alpha: UnsafePointer<UInt8>,
                           keep: Window, opacity: UInt8) {
@@ -259,13 +259,10 @@ private func blendWindow8(_ dst: UnsafeMutablePointer<UInt8>, samples: UnsafePoi
         a = divideBy255(a &* factor)
     }
     let sum = p &+ divideBy255(d &* (255 &- a))
-    // Where the mark is opaque the scalar formula stores the sample truncated to a byte
-    // (sum = P, as D·0 = 0), so a sample of 256 becomes 0: clearing bit 8 there does the same.
-    let wrapped = sum & ~((a &+ 1) & 0x100)
-    // Elsewhere it saturates at 255: a sum of 256…511 has bit 8 set and becomes 0xFF here.
-    // (Shifts and masks, because a lane select or `pointwiseMin` here came out of LLVM
-    // partly scalar or as a call.)
-    let blended = Window(truncatingIfNeeded: wrapped | (0 &- (wrapped &>> 8)))
+    // Saturate at 255 (a sum of 256…511 has bit 8 set and becomes 0xFF), as the scalar min
+    // does; with P ≤ A it never rises above 255. Shifts and masks, because a lane select or
+    // `pointwiseMin` here came out of LLVM partly scalar or as a call.
+    let blended = Window(truncatingIfNeeded: sum | (0 &- (sum &>> 8)))
     UnsafeMutableRawPointer(dst).storeBytes(of: (blended & ~keep) | (old & keep), as: Window.self)
 }
 
@@ -296,15 +293,12 @@ private func divideBy255(_ x: Lanes) -> Lanes {
 }
 
 /// The 8-bit blend of one sample, `min(255, P + D·(255 − A) / 255)` after opacity scaling.
-/// An opaque sample replaces the destination, truncated to a byte.
 @inline(__always)
 private func blendSample8(_ d: UInt8, sample: UInt16, alpha: UInt8, opacity: UInt8) -> UInt8 {
     var a = UInt32(alpha), p = UInt32(sample)
     if opacity != 255 {
         a = UInt32(divideBy255(a * UInt32(opacity)))
         p = UInt32(divideBy255(p * UInt32(opacity)))
-    } else if a == 255 {
-        return UInt8(truncatingIfNeeded: p)
     }
     return UInt8(truncatingIfNeeded: min(255, p + UInt32(divideBy255(UInt32(d) * (255 - a)))))
 }

@@ -60,6 +60,12 @@ struct PlanarMark {
         var v = [Float](repeating: 0, count: count)
         var alpha = [UInt8](repeating: 0, count: count)
         let k = key.matrix.linearCoefficients(bitDepth: key.bitDepth)
+        // A premultiplied sample is at most α·max: full-range chroma of a saturated blue or
+        // red comes to max + ½ and would round past the sample's range.
+        let maxValue = Float((1 << key.bitDepth) - 1)
+        func clamped(_ value: Float, alpha: UInt8) -> UInt16 {
+            UInt16(max(0, min(value.rounded(), (maxValue * Float(alpha) / 255).rounded())))
+        }
         image.pixels.withUnsafeBufferPointer { p in
             y.withUnsafeMutableBufferPointer { y in
                 u.withUnsafeMutableBufferPointer { u in
@@ -70,7 +76,7 @@ struct PlanarMark {
                                 alpha[i] = a
                                 if a == 0 { continue }
                                 let px = SIMD4<Float>(Float(p[i * 4]), Float(p[i * 4 + 1]), Float(p[i * 4 + 2]), Float(a))
-                                y[i] = UInt16(max(0, (px * k.y).sum().rounded()))
+                                y[i] = clamped((px * k.y).sum(), alpha: a)
                                 u[i] = (px * k.u).sum()
                                 v[i] = (px * k.v).sum()
                             }
@@ -109,8 +115,8 @@ struct PlanarMark {
                 ca[o] = UInt8(min(255, (sa / samples).rounded()))
                 // Where the averaged alpha rounds to zero the samples stay zero, like luma's.
                 guard ca[o] != 0 else { continue }
-                cu[o] = UInt16(max(0, (su / samples).rounded()))
-                cv[o] = UInt16(max(0, (sv / samples).rounded()))
+                cu[o] = clamped(su / samples, alpha: ca[o])
+                cv[o] = clamped(sv / samples, alpha: ca[o])
             }
         }
         chromaU = cu
