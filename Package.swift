@@ -19,7 +19,8 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
         // JPEG files are written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
-        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // DWARF 4 debug info: Debian 12's valgrind (3.19, used by bench/run's profile) cannot read clang's DWARF 5.
+        .target(name: "CJPEG", cSettings: [.unsafeFlags(["-gdwarf-4"])], linkerSettings: [.linkedLibrary("jpeg")]),
 
         .target(name: "Animation"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig"]),
