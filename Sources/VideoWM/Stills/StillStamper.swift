@@ -17,6 +17,9 @@ public final class StillStamper {
     private let warn: WarningHandler
     private var current: (width: Int, height: Int, compositor: Compositor)?
     private var warningsGiven = Set<String>()
+    /// Warnings from marks prepared ahead of a decode, said once a picture of that size has
+    /// decoded (a file that turns out damaged gets its error line and nothing else).
+    private var heldWarnings: [String]?
 
     /// Stamps with `compositor`'s layers at `time` (animations evaluated there);
     /// `quality` is 1…100 for JPEG and WebP outputs.
@@ -34,7 +37,13 @@ public final class StillStamper {
     /// upright without the tag; the ICC profile is carried over where the format allows.
     public func stamp(input: String, output: String) throws {
         let format = try StillImageWriter.checkFormat(output)
+        // Marks for the size the file's header declares are prepared on a second core while
+        // the picture decodes; the compositor is used again only after `finish`.
+        let early = RemoteImage.isURL(input) ? nil : ImageHeader.declaredSize(ofFileAt: input).flatMap(prepareEarly)
+        defer { early?.waitUntilDone() }
         let decoded = RemoteImage.isURL(input) ? nil : try StillImageReader.decodeFrame(path: input)
+        try early?.finish()
+        releaseHeldWarnings()
         if format == .jpeg, let decoded, Self.canStampInYUV(decoded) {
             try stampInYUV(decoded, input: input, output: output)
             return
@@ -77,16 +86,75 @@ public final class StillStamper {
         return (decoded.image.oriented(orientation), decoded.iccProfile)
     }
 
+    /// Starts preparing the marks for a `width`×`height` picture, unless they are ready.
+    /// Should the upright picture turn out another size (an EXIF rotation), `compositor`
+    /// replaces these marks, so at most one picture's marks are ever kept.
+    private func prepareEarly(width: Int, height: Int) -> EarlyPreparation? {
+        if let current, current.width == width, current.height == height { return nil }
+        guard let compositor = try? compositor(width: width, height: height) else { return nil }
+        heldWarnings = []
+        return EarlyPreparation(compositor: compositor, width: width, height: height)
+    }
+
+    private func warnOnce(_ message: String) {
+        if heldWarnings != nil {
+            heldWarnings!.append(message)
+        } else if warningsGiven.insert(message).inserted {
+            warn(message)
+        }
+    }
+
+    private func releaseHeldWarnings() {
+        let held = heldWarnings ?? []
+        heldWarnings = nil
+        held.forEach(warnOnce)
+    }
+
     private func compositor(width: Int, height: Int) throws -> Compositor {
         if let current, current.width == width, current.height == height { return current.compositor }
         current = nil  // release the previous size's prepared marks first
+        heldWarnings = heldWarnings.map { _ in [] }  // and what preparing them had to say
         let fonts: FontLibrary
         do { fonts = try FontLibrary() } catch { throw VideoWMError(.dataError, "cannot start FreeType: \(error)") }
         let compositor = Compositor(layers: layers, fonts: fonts, warn: { [unowned self] message in
             // The same warning (an upscaled logo, a substituted font) is said once per run, not once per size.
-            if warningsGiven.insert(message).inserted { warn(message) }
+            warnOnce(message)
         })
         current = (width, height, compositor)
         return compositor
+    }
+}
+
+/// `Compositor.prepare` on its own thread. The compositor is not thread-safe: it is handed
+/// over whole — nothing else touches it (or the stamper's warning set its warnings go to)
+/// until `finish` or `waitUntilDone` has returned, which orders the two threads' accesses.
+private final class EarlyPreparation: @unchecked Sendable {
+    private let compositor: Compositor
+    private let done = DispatchSemaphore(value: 0)
+    private var waited = false
+    private var failure: (any Error)?
+
+    init(compositor: Compositor, width: Int, height: Int) {
+        self.compositor = compositor
+        Thread { [self] in
+            do {
+                try self.compositor.prepare(storedWidth: width, storedHeight: height)
+            } catch {
+                failure = error
+            }
+            done.signal()
+        }.start()
+    }
+
+    /// Waits for the thread; a preparation error is thrown as composing would have thrown it.
+    func finish() throws {
+        waitUntilDone()
+        if let failure { try mapOverlayErrors { throw failure } }
+    }
+
+    func waitUntilDone() {
+        guard !waited else { return }
+        done.wait()
+        waited = true
     }
 }
