@@ -161,3 +161,109 @@ int vwm_jpeg_encode_rgba(const uint8_t *pixels, int stride, int width, int heigh
     struct source src = { .raw = 0, .width = width, .height = height, .pixels = pixels, .stride = stride };
     return encode(&src, quality, icc_profile, icc_length, out, out_length, error, error_size);
 }
+
+// ---- Reading ----------------------------------------------------------------------------
+
+// Warnings (corrupt data that libjpeg works around) count as failures: the caller then
+// decodes with FFmpeg, which reports damage its own way.
+static void count_warning(j_common_ptr cinfo, int level) {
+    if (level < 0) cinfo->err->num_warnings++;
+}
+
+int vwm_jpeg_read_info(const uint8_t *data, size_t length, struct vwm_jpeg_info *info) {
+    struct jpeg_decompress_struct cinfo;
+    struct failure f = { .error = NULL, .error_size = 0 };
+    memset(info, 0, sizeof *info);
+    cinfo.err = jpeg_std_error(&f.manager);
+    f.manager.error_exit = fail;
+    f.manager.emit_message = ignore_warning;
+    if (setjmp(f.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(info->exif);
+        free(info->icc_profile);
+        memset(info, 0, sizeof *info);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_read_header(&cinfo, TRUE);
+    info->width = (int)cinfo.image_width;
+    info->height = (int)cinfo.image_height;
+    for (jpeg_saved_marker_ptr m = cinfo.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0 && !info->exif) {
+            info->exif = malloc(m->data_length - 6);
+            if (info->exif) {
+                memcpy(info->exif, m->data + 6, m->data_length - 6);
+                info->exif_length = m->data_length - 6;
+            }
+        }
+    }
+    JOCTET *icc = NULL;
+    unsigned int icc_length = 0;
+    if (jpeg_read_icc_profile(&cinfo, &icc, &icc_length)) {
+        info->icc_profile = icc;
+        info->icc_length = icc_length;
+    }
+    jpeg_component_info *c = cinfo.comp_info;
+    int h = c[0].h_samp_factor, v = c[0].v_samp_factor;
+    info->is_ycbcr = cinfo.num_components == 3 && cinfo.jpeg_color_space == JCS_YCbCr
+        && (h == 1 || h == 2) && (v == 1 || v == 2)
+        && c[1].h_samp_factor == 1 && c[1].v_samp_factor == 1 && c[2].h_samp_factor == 1 && c[2].v_samp_factor == 1;
+    info->chroma_shift_x = h == 2;
+    info->chroma_shift_y = v == 2;
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+int vwm_jpeg_decode_ycbcr(const uint8_t *data, size_t length, uint8_t *const planes[3], const int strides[3]) {
+    struct jpeg_decompress_struct cinfo;
+    struct failure f = { .error = NULL, .error_size = 0 };
+    // Rows past a plane's last (libjpeg writes whole blocks) land in this scratch row,
+    // allocated before setjmp so it is freed on every path.
+    size_t scratch_size = 0;
+    for (int c = 0; c < 3; c++) if ((size_t)strides[c] > scratch_size) scratch_size = (size_t)strides[c];
+    JSAMPLE *scratch = malloc(scratch_size + 64);
+    if (!scratch) return -1;
+
+    cinfo.err = jpeg_std_error(&f.manager);
+    f.manager.error_exit = fail;
+    f.manager.emit_message = count_warning;
+    if (setjmp(f.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(scratch);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.raw_data_out = TRUE;
+    cinfo.dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(&cinfo);
+    int v_max = cinfo.max_v_samp_factor;
+    int plane_height[3], band_rows[3];
+    for (int c = 0; c < 3; c++) {
+        int shift_y = c == 0 ? 0 : (v_max == 2);
+        plane_height[c] = ((int)cinfo.output_height + (1 << shift_y) - 1) >> shift_y;
+        band_rows[c] = cinfo.comp_info[c].v_samp_factor * DCTSIZE;
+    }
+    JSAMPROW rows[3][2 * DCTSIZE];
+    JSAMPARRAY arrays[3] = { rows[0], rows[1], rows[2] };
+    while (cinfo.output_scanline < cinfo.output_height) {
+        int luma_row = (int)cinfo.output_scanline;
+        for (int c = 0; c < 3; c++) {
+            int first = c == 0 ? luma_row : luma_row / v_max;
+            for (int r = 0; r < band_rows[c]; r++) {
+                int row = first + r;
+                rows[c][r] = row < plane_height[c] ? planes[c] + (size_t)row * (size_t)strides[c] : scratch;
+            }
+        }
+        jpeg_read_raw_data(&cinfo, arrays, (JDIMENSION)(v_max * DCTSIZE));
+    }
+    jpeg_finish_decompress(&cinfo);
+    int clean = f.manager.num_warnings == 0;
+    jpeg_destroy_decompress(&cinfo);
+    free(scratch);
+    return clean ? 0 : -1;
+}

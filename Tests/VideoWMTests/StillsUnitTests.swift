@@ -171,6 +171,49 @@ struct StillEncodingTests {
         }
     }
 
+    @Test("libjpeg-turbo decodes JPEGs into planes of their own sampling, colour profile kept; damaged data is left to FFmpeg",
+          arguments: [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P])
+    func jpegReader(format: AVPixelFormat) throws {
+        // A smooth picture of odd size, encoded at quality 100, must come back within a few levels.
+        let frame = try Frame()
+        frame.pointer.pointee.width = 53
+        frame.pointer.pointee.height = 37
+        frame.pointer.pointee.format = format.rawValue
+        try #require(av_frame_get_buffer(frame.pointer, 0) >= 0)
+        let layout = try #require(PlanarYUVLayout(format))
+        func plane(_ i: Int) -> (base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
+            let f = frame.pointer.pointee
+            let base = [f.data.0, f.data.1, f.data.2][i]!, stride = Int([f.linesize.0, f.linesize.1, f.linesize.2][i])
+            let sx = i == 0 ? 0 : layout.chromaShiftX, sy = i == 0 ? 0 : layout.chromaShiftY
+            return (base, stride, (53 + (1 << sx) - 1) >> sx, (37 + (1 << sy) - 1) >> sy)
+        }
+        for i in 0..<3 {
+            let p = plane(i)
+            for row in 0..<p.height { for column in 0..<p.width { p.base[row * p.stride + column] = UInt8(40 + i * 50 + row + column) } }
+        }
+        let profile = [UInt8](repeating: 7, count: 300)
+        let bytes = try JPEGWriter.encode(ycbcr: frame, quality: 100, iccProfile: profile, path: "r.jpg")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(format.rawValue)-\(getpid()).jpg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let decoded = try #require(JPEGReader.decodeFrame(contentsOf: path))
+        #expect(decoded.frame.pixelFormat == format && decoded.frame.width == 53 && decoded.frame.height == 37)
+        #expect(decoded.iccProfile == profile)
+        let d = decoded.frame.pointer.pointee
+        for i in 0..<3 {
+            let p = plane(i)
+            let base = [d.data.0, d.data.1, d.data.2][i]!, stride = Int([d.linesize.0, d.linesize.1, d.linesize.2][i])
+            var worst = 0
+            for row in 0..<p.height { for column in 0..<p.width {
+                worst = max(worst, abs(Int(base[row * stride + column]) - Int(p.base[row * p.stride + column])))
+            } }
+            #expect(worst <= 3, "plane \(i) differs by up to \(worst)")
+        }
+        // Cut short: libjpeg would fill in grey with a warning; the reader declines instead.
+        try Data(bytes.prefix(bytes.count * 2 / 3)).write(to: URL(fileURLWithPath: path))
+        #expect(JPEGReader.decodeFrame(contentsOf: path) == nil)
+    }
+
     @Test("alpha is detected, so opaque PNGs are written without an alpha channel")
     func opacity() {
         var image = StraightRGBAImage(width: 5, height: 3, fill: RGBAColor(red: 1, green: 2, blue: 3, alpha: 255))

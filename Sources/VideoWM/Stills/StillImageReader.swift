@@ -4,6 +4,7 @@ import Overlay
 
 /// Decodes a still image (PNG, JPEG, WebP… anything FFmpeg's image demuxers read) to
 /// straight-alpha RGBA, refusing absurd sizes before any pixel memory is allocated.
+/// Ordinary JPEGs are decoded by libjpeg-turbo (`JPEGReader`), everything else by FFmpeg.
 enum StillImageReader {
     static let maximumSide = 16384
     static let maximumPixels = 100_000_000
@@ -56,6 +57,7 @@ enum StillImageReader {
         if let declared = ImageHeader.declaredSize(ofFileAt: path) {
             try checkSize(width: declared.width, height: declared.height, path: path)
         }
+        if let jpeg = JPEGReader.decodeFrame(contentsOf: path) { return jpeg }
         let input = try InputFile(path: path)
         guard input.streamCount > 0, let stream = (0..<input.streamCount).lazy.map(input.stream).first(where: {
             $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
