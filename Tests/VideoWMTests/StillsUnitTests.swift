@@ -107,6 +107,36 @@ struct ExifOrientationTests {
     }
 }
 
+/// An 8-bit planar YUV frame whose plane `i` holds `sample(i, column, row)` within the plane,
+/// and `padding(column)` in the stride's bytes past the plane's width.
+func planarFrame(_ format: AVPixelFormat, width: Int, height: Int, sample: (Int, Int, Int) -> UInt8,
+                 padding: (Int) -> UInt8 = { _ in 0 }) throws -> Frame {
+    let frame = try Frame()
+    frame.pointer.pointee.width = Int32(width)
+    frame.pointer.pointee.height = Int32(height)
+    frame.pointer.pointee.format = format.rawValue
+    try #require(av_frame_get_buffer(frame.pointer, 0) >= 0)
+    for (i, plane) in try planes(of: frame).enumerated() {
+        for row in 0..<plane.height {
+            for column in 0..<plane.stride {
+                plane.base[row * plane.stride + column] = column < plane.width ? sample(i, column, row) : padding(column)
+            }
+        }
+    }
+    return frame
+}
+
+/// The three planes of an 8-bit planar YUV frame with their sizes.
+func planes(of frame: Frame) throws -> [(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int)] {
+    let layout = try #require(PlanarYUVLayout(frame.pixelFormat))
+    let f = frame.pointer.pointee
+    let bases = [f.data.0, f.data.1, f.data.2], strides = [f.linesize.0, f.linesize.1, f.linesize.2]
+    return (0..<3).map { i in
+        let sx = i == 0 ? 0 : layout.chromaShiftX, sy = i == 0 ? 0 : layout.chromaShiftY
+        return (bases[i]!, Int(strides[i]), (frame.width + (1 << sx) - 1) >> sx, (frame.height + (1 << sy) - 1) >> sy)
+    }
+}
+
 @Suite("still encoding")
 struct StillEncodingTests {
     /// The quantisation tables (id → 64 values in zigzag order) a JPEG file declares.
@@ -143,20 +173,9 @@ struct StillEncodingTests {
     @Test("YUV planes of odd sizes encode whole, edges repeated into the last blocks", arguments: [
         AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P])
     func oddSizedPlanes(format: AVPixelFormat) throws {
-        let frame = try Frame()
-        frame.pointer.pointee.width = 37
-        frame.pointer.pointee.height = 23
-        frame.pointer.pointee.format = format.rawValue
-        try #require(av_frame_get_buffer(frame.pointer, 0) >= 0)
-        let layout = try #require(PlanarYUVLayout(format))
-        // A flat colour; the bytes past each plane's width and height are garbage on purpose.
-        for (plane, value) in [(0, UInt8(180)), (1, UInt8(60)), (2, UInt8(200))] {
-            let base = withUnsafeBytes(of: frame.pointer.pointee.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>.self) }
-            let stride = Int(withUnsafeBytes(of: frame.pointer.pointee.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) })
-            let rows = plane == 0 ? 23 : (23 + (1 << layout.chromaShiftY) - 1) >> layout.chromaShiftY
-            let columns = plane == 0 ? 37 : (37 + (1 << layout.chromaShiftX) - 1) >> layout.chromaShiftX
-            for row in 0..<rows { for column in 0..<stride { base[row * stride + column] = column < columns ? value : UInt8(truncatingIfNeeded: column * 97) } }
-        }
+        // A flat colour; the bytes past each plane's width are garbage on purpose.
+        let frame = try planarFrame(format, width: 37, height: 23, sample: { plane, _, _ in [180, 60, 200][plane] },
+                                    padding: { UInt8(truncatingIfNeeded: $0 * 97) })
         let bytes = try JPEGWriter.encode(ycbcr: frame, quality: 95, iccProfile: nil, path: "planes.jpg")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("planes-\(format.rawValue)-\(getpid()).jpg").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -175,22 +194,7 @@ struct StillEncodingTests {
           arguments: [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P])
     func jpegReader(format: AVPixelFormat) throws {
         // A smooth picture of odd size, encoded at quality 100, must come back within a few levels.
-        let frame = try Frame()
-        frame.pointer.pointee.width = 53
-        frame.pointer.pointee.height = 37
-        frame.pointer.pointee.format = format.rawValue
-        try #require(av_frame_get_buffer(frame.pointer, 0) >= 0)
-        let layout = try #require(PlanarYUVLayout(format))
-        func plane(_ i: Int) -> (base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
-            let f = frame.pointer.pointee
-            let base = [f.data.0, f.data.1, f.data.2][i]!, stride = Int([f.linesize.0, f.linesize.1, f.linesize.2][i])
-            let sx = i == 0 ? 0 : layout.chromaShiftX, sy = i == 0 ? 0 : layout.chromaShiftY
-            return (base, stride, (53 + (1 << sx) - 1) >> sx, (37 + (1 << sy) - 1) >> sy)
-        }
-        for i in 0..<3 {
-            let p = plane(i)
-            for row in 0..<p.height { for column in 0..<p.width { p.base[row * p.stride + column] = UInt8(40 + i * 50 + row + column) } }
-        }
+        let frame = try planarFrame(format, width: 53, height: 37, sample: { plane, column, row in UInt8(40 + plane * 50 + row + column) })
         let profile = [UInt8](repeating: 7, count: 300)
         let bytes = try JPEGWriter.encode(ycbcr: frame, quality: 100, iccProfile: profile, path: "r.jpg")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(format.rawValue)-\(getpid()).jpg").path
@@ -199,13 +203,10 @@ struct StillEncodingTests {
         let decoded = try #require(JPEGReader.decodeFrame(contentsOf: path))
         #expect(decoded.frame.pixelFormat == format && decoded.frame.width == 53 && decoded.frame.height == 37)
         #expect(decoded.iccProfile == profile)
-        let d = decoded.frame.pointer.pointee
-        for i in 0..<3 {
-            let p = plane(i)
-            let base = [d.data.0, d.data.1, d.data.2][i]!, stride = Int([d.linesize.0, d.linesize.1, d.linesize.2][i])
+        for (i, (original, back)) in zip(try planes(of: frame), try planes(of: decoded.frame)).enumerated() {
             var worst = 0
-            for row in 0..<p.height { for column in 0..<p.width {
-                worst = max(worst, abs(Int(base[row * stride + column]) - Int(p.base[row * p.stride + column])))
+            for row in 0..<original.height { for column in 0..<original.width {
+                worst = max(worst, abs(Int(back.base[row * back.stride + column]) - Int(original.base[row * original.stride + column])))
             } }
             #expect(worst <= 3, "plane \(i) differs by up to \(worst)")
         }
