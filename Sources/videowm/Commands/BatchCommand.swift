@@ -35,10 +35,7 @@ struct BatchCommand: ToolCommand {
         }
         (self.marks, self.encode, self.csvPath, self.outputTemplate) = (marks, encode, csvPath, outputTemplate)
         (self.shard, self.shardCount, self.reportPath, self.outputsPerDecode, self.force) = (shard, shardCount, reportPath, outputsPerDecode, force)
-        guard scanner.positionals.count == 1 else {
-            throw UsageError("expects one INPUT video, got \(scanner.positionals.count) file argument(s)", command: Self.name)
-        }
-        input = scanner.positionals[0]
+        input = try scanner.files(1, described: "one INPUT video")[0]
     }
 
     mutating func validate() throws {

@@ -22,10 +22,7 @@ struct PreviewCommand: ToolCommand {
             return true
         }
         (self.marks, self.output, self.frames) = (marks, output, frames)
-        guard scanner.positionals.count == 1 else {
-            throw UsageError("expects one INPUT video, got \(scanner.positionals.count) file argument(s)", command: Self.name)
-        }
-        input = scanner.positionals[0]
+        input = try scanner.files(1, described: "one INPUT video")[0]
     }
 
     mutating func validate() throws {

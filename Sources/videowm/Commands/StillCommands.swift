@@ -102,11 +102,8 @@ struct ThumbnailCommand: ToolCommand {
             return true
         }
         (self.marks, self.at, self.quality) = (marks, at, quality)
-        guard scanner.positionals.count == 2 else {
-            throw UsageError("expects VIDEO and OUTPUT, got \(scanner.positionals.count) file argument(s)", command: Self.name)
-        }
-        video = scanner.positionals[0]
-        output = scanner.positionals[1]
+        let files = try scanner.files(2, described: "VIDEO and OUTPUT")
+        (video, output) = (files[0], files[1])
     }
 
     mutating func validate() throws {
@@ -135,8 +132,7 @@ struct ProbeCommand: ToolCommand {
             return false
         }
         self.json = json
-        guard scanner.positionals.count == 1 else { throw UsageError("expects one INPUT", command: Self.name) }
-        input = scanner.positionals[0]
+        input = try scanner.files(1, described: "one INPUT")[0]
     }
 
     mutating func validate() throws {}

@@ -16,11 +16,8 @@ struct TranscodeCommand: ToolCommand {
         }
         self.marks = marks
         self.encode = encode
-        guard scanner.positionals.count == 2 else {
-            throw UsageError("expects INPUT and OUTPUT, got \(scanner.positionals.count) file argument(s)", command: Self.name)
-        }
-        input = scanner.positionals[0]
-        output = scanner.positionals[1]
+        let files = try scanner.files(2, described: "INPUT and OUTPUT")
+        (input, output) = (files[0], files[1])
     }
 
     mutating func validate() throws {

@@ -12,6 +12,15 @@ struct ArgumentScanner {
         self.command = command
     }
 
+    /// The file arguments, which must be exactly as many as `expected` describes ("INPUT and
+    /// OUTPUT" for two); otherwise a usage error saying what was expected and what came.
+    func files(_ count: Int, described expected: String) throws -> [String] {
+        guard positionals.count == count else {
+            throw UsageError("expects \(expected), got \(positionals.count) file argument(s)", command: command)
+        }
+        return positionals
+    }
+
     /// Walks the arguments, giving each option to `handle`, which returns whether it knew it.
     /// `handle` reads an option's value through `value()`.
     mutating func scan(_ handle: (_ option: String, _ value: () throws -> String) throws -> Bool) throws {
