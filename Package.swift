@@ -27,9 +27,11 @@ let package = Package(
         .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
 
-        .testTarget(name: "AnimationTests", dependencies: ["Animation"]),
-        .testTarget(name: "OverlayTests", dependencies: ["Overlay"], resources: [.copy("References")]),
+        // Helpers shared by the test targets (a seeded generator for test data).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "AnimationTests", dependencies: ["Animation", "TestSupport"]),
+        .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
         .testTarget(name: "VideoWMTests", dependencies: ["VideoWM"]),
-        .testTarget(name: "EndToEndTests", dependencies: []),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]
 )

@@ -1,20 +1,15 @@
 import Animation
+import TestSupport
 
 /// A deterministic source of sample times for property tests, so a failure reproduces.
 struct SampleGenerator {
-    private var state: UInt64
+    private var random: SplitMix64
 
     init(seed: UInt64) {
-        state = seed
+        random = SplitMix64(seed: seed)
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     /// A value in `0..<bound`.
     mutating func next(below bound: Int64) -> Int64 {

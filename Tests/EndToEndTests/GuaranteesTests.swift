@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// SPEC's guarantees under faults: interrupts, full disks, damaged and hostile inputs.
@@ -102,7 +103,7 @@ struct GuaranteesTests {
         let input = try h.makeClip("in.ts", seconds: 3, audio: false, extra: ["-g", "15"])
         var data = try Data(contentsOf: URL(fileURLWithPath: input))
         // Scribble over payload bytes in the middle, keeping the 188-byte packet headers.
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for packet in stride(from: data.count / 3, to: data.count / 2, by: 188 * 7) {
             for offset in 8..<180 where packet + offset < data.count {
                 data[packet + offset] = UInt8(truncatingIfNeeded: generator.next())
@@ -129,18 +130,5 @@ struct GuaranteesTests {
         let r = try h.videowm("transcode", playlist, h.path("out.mp4"), "-c", try simpleConfig(h))
         #expect(r.status == 65, "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: h.path("out.mp4")))
-    }
-}
-
-/// A tiny deterministic generator for test data.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

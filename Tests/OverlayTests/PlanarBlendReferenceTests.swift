@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Overlay
 
@@ -189,21 +190,4 @@ struct PlanarBlendReferenceTests {
             return UInt8(min(255, p + divideRounded(Int(d) * (255 - a))))
         }
     }
-}
-
-/// SplitMix64: a small, seedable generator, so every run tests the same cases.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0 ..< bound (the slight modulo bias does not matter for test data).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
