@@ -58,26 +58,19 @@ final class FrameMarker {
         PlanarYUVLayout(decoded) != nil ? decoded : AV_PIX_FMT_YUV420P
     }
 
-    /// Returns the marked frame: `frame` itself, or the converter's reused output frame.
+    /// Returns the marked frame: `frame` itself, or a converter's reused output frame.
     func mark(_ frame: Frame, at time: PresentationTime) throws -> Frame {
         var target = frame
-        if frame.width != pictureWidth || frame.height != pictureHeight {
-            target = try resized(frame, at: time)
-        } else if frame.pixelFormat != targetFormat || outputWidth != pictureWidth || outputHeight != pictureHeight {
+        let resized = frame.width != pictureWidth || frame.height != pictureHeight
+        if resized || frame.pixelFormat != targetFormat || outputWidth != pictureWidth || outputHeight != pictureHeight {
             let f = frame.pointer.pointee
             let color = ConvertedColor(decodedFormat: frame.pixelFormat, colorspace: f.colorspace, range: f.color_range, height: frame.height)
-            if converter == nil || converter!.sourceFormat != frame.pixelFormat {
-                // For RGB sources the source matrix is unused and the target's is `color`'s.
-                let isRGB = color.colorspace != f.colorspace
-                converter = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: targetFormat,
-                                               sourceMatrix: swsMatrix(for: color.colorspace, height: frame.height),
-                                               sourceFullRange: isRGB || f.color_range == AVCOL_RANGE_JPEG,
-                                               targetFullRange: color.range == AVCOL_RANGE_JPEG,
-                                               paddedWidth: outputWidth, paddedHeight: outputHeight)
-            }
-            target = try converter!.convert(frame)
+            target = try (resized ? resizer(for: frame, color: color, at: time) : converter(for: frame, color: color)).convert(frame)
             target.pointer.pointee.colorspace = color.colorspace
             target.pointer.pointee.color_range = color.range
+            if resized {
+                target.pointer.pointee.sample_aspect_ratio = AVRational(num: Int32(pixelAspect.numerator), den: Int32(pixelAspect.denominator))
+            }
         }
         // Frames where every layer is hidden are passed on without the copy-on-write.
         if compositor.drawsAnything(at: time) {
@@ -89,29 +82,45 @@ final class FrameMarker {
         return target
     }
 
-    /// A frame of another size than the stream's first, scaled to fit the output's picture
-    /// with its shape kept and black bars around it — encoders and players expect one size
-    /// per stream, and the marks keep their place on the output's picture.
-    private func resized(_ frame: Frame, at time: PresentationTime) throws -> Frame {
+    /// How swscale reads and writes `frame`'s colours: its own matrix and range (for RGB
+    /// sources, which have no matrix, the one `color` gives the output).
+    private func colorParameters(_ frame: Frame, _ color: ConvertedColor) -> (matrix: Int32, sourceFullRange: Bool, targetFullRange: Bool) {
         let f = frame.pointer.pointee
-        let aspect = { (r: AVRational) in r.num > 0 && r.den > 0 ? Double(r.num) / Double(r.den) : 1 }
+        let isRGB = color.colorspace != f.colorspace
+        return (swsMatrix(for: color.colorspace, height: frame.height), isRGB || f.color_range == AVCOL_RANGE_JPEG,
+                color.range == AVCOL_RANGE_JPEG)
+    }
+
+    /// The converter to the target format (and padded size) for frames of the stream's size.
+    private func converter(for frame: Frame, color: ConvertedColor) throws -> FrameConverter {
+        if let converter, converter.sourceFormat == frame.pixelFormat { return converter }
+        let colors = colorParameters(frame, color)
+        let made = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: targetFormat,
+                                      sourceMatrix: colors.matrix, sourceFullRange: colors.sourceFullRange,
+                                      targetFullRange: colors.targetFullRange, paddedWidth: outputWidth, paddedHeight: outputHeight)
+        converter = made
+        return made
+    }
+
+    /// The converter for frames of another size than the stream's first: scaled to fit the
+    /// output's picture with their shape kept, between black bars — encoders and players
+    /// expect one size per stream, and the marks keep their place on the output's picture.
+    private func resizer(for frame: Frame, color: ConvertedColor, at time: PresentationTime) throws -> FrameConverter {
+        let f = frame.pointer.pointee
         let key = [frame.width, frame.height, Int(frame.pixelFormat.rawValue), Int(f.sample_aspect_ratio.num), Int(f.sample_aspect_ratio.den)]
-        if resizer == nil || key != resizerKey {
-            let color = ConvertedColor(decodedFormat: frame.pixelFormat, colorspace: f.colorspace, range: f.color_range, height: frame.height)
-            let isRGB = color.colorspace != f.colorspace
-            resizer = try FrameConverter(fitting: frame.width, height: frame.height, pixelAspect: aspect(f.sample_aspect_ratio),
-                                         from: frame.pixelFormat, into: pictureWidth, pictureHeight, outputPixelAspect: pixelAspect.ratio,
-                                         outputWidth: outputWidth, outputHeight: outputHeight, to: targetFormat,
-                                         sourceMatrix: swsMatrix(for: color.colorspace, height: frame.height),
-                                         sourceFullRange: isRGB || f.color_range == AVCOL_RANGE_JPEG,
-                                         targetFullRange: color.range == AVCOL_RANGE_JPEG)
-            resizerKey = key
-            if reportedSizes.insert(key).inserted {
-                warn("\(file): the picture changes size at \(String(format: "%.3f", time.seconds)) s (\(pictureWidth)×\(pictureHeight) → \(frame.width)×\(frame.height)); those frames are scaled to fit \(pictureWidth)×\(pictureHeight) between black bars")
-            }
+        if let resizer, key == resizerKey { return resizer }
+        let aspect = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0
+            ? Double(f.sample_aspect_ratio.num) / Double(f.sample_aspect_ratio.den) : 1
+        let colors = colorParameters(frame, color)
+        let made = try FrameConverter(fitting: frame.width, height: frame.height, pixelAspect: aspect,
+                                      from: frame.pixelFormat, into: pictureWidth, pictureHeight, outputPixelAspect: pixelAspect.ratio,
+                                      outputWidth: outputWidth, outputHeight: outputHeight, to: targetFormat,
+                                      sourceMatrix: colors.matrix, sourceFullRange: colors.sourceFullRange,
+                                      targetFullRange: colors.targetFullRange)
+        (resizer, resizerKey) = (made, key)
+        if reportedSizes.insert(key).inserted {
+            warn("\(file): the picture changes size at \(String(format: "%.3f", time.seconds)) s (\(pictureWidth)×\(pictureHeight) → \(frame.width)×\(frame.height)); those frames are scaled to fit \(pictureWidth)×\(pictureHeight) between black bars")
         }
-        let target = try resizer!.convert(frame)
-        target.pointer.pointee.sample_aspect_ratio = AVRational(num: Int32(pixelAspect.numerator), den: Int32(pixelAspect.denominator))
-        return target
+        return made
     }
 }
