@@ -43,6 +43,8 @@ enum Help {
     audio, subtitle and data streams are copied (audio the container cannot hold is
     re-encoded; text subtitles become mov_text or WebVTT). The container follows OUTPUT's
     extension (.mp4 .mov .mkv .webm …); MP4/MOV get their index at the front.
+    Every frame keeps its presentation time; if the picture changes size mid-stream,
+    later sizes are scaled to fit the first between black bars (with a notice).
     OUTPUT appears only when complete; an existing OUTPUT is kept unless -y.
 
     Options:
@@ -80,7 +82,7 @@ enum Help {
       -o, --output FILE     the output (one input)
       -d, --dir DIR         output folder (any number of inputs)
       --at SECONDS          time at which animations are evaluated (default 0)
-      --quality Q           JPEG/WebP quality 1…100 (default 90)
+      --quality Q           JPEG/WebP quality 1…100 on libjpeg's scale (default 90)
       -c, --config FILE, --var KEY=VALUE, -y, -q, -v   as for transcode
 
     """
@@ -94,7 +96,7 @@ enum Help {
 
     Options:
       --at SECONDS          the time (required)
-      --quality Q           JPEG/WebP quality 1…100 (default 90)
+      --quality Q           JPEG/WebP quality 1…100 on libjpeg's scale (default 90)
       -c, --config FILE, --var KEY=VALUE, -y, -q, -v   as for transcode
 
     """

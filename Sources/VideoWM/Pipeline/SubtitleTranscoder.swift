@@ -47,8 +47,6 @@ final class SubtitleTranscoder {
         outputStream = try muxer.addStream(encodedBy: encoder, replacing: stream, timeBase: stream.pointee.time_base)
     }
 
-    var encoderName: String { encoder.name }
-
     /// Re-encodes the event in `input` (one packet is one event) and writes it.
     func consume(_ input: Packet, into muxer: OutputFile) throws {
         var subtitle = AVSubtitle()

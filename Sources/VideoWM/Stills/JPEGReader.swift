@@ -9,7 +9,11 @@ import Foundation
 /// damage with its usual messages and exit codes.
 enum JPEGReader {
     static func decodeFrame(contentsOf path: String) -> StillImageReader.DecodedFrame? {
-        guard let data = FileManager.default.contents(atPath: path), data.count > 2, data.starts(with: [0xFF, 0xD8]) else { return nil }
+        // Two bytes first, so a PNG or WebP is not read whole before FFmpeg reads it.
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        let magic = try? handle.read(upToCount: 2)
+        try? handle.close()
+        guard magic == Data([0xFF, 0xD8]), let data = FileManager.default.contents(atPath: path) else { return nil }
         return data.withUnsafeBytes { raw -> StillImageReader.DecodedFrame? in
             let bytes = raw.bindMemory(to: UInt8.self)
             var info = vwm_jpeg_info()

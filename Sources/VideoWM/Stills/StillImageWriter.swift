@@ -43,16 +43,17 @@ enum StillImageWriter {
 
     /// Encodes `image` into the bytes of a file of `format`.
     static func encode(_ image: StraightRGBAImage, format: Format, path: String, settings: Settings = Settings()) throws -> [UInt8] {
+        let profile = format.keepsColorProfile ? settings.iccProfile : nil
         switch format {
         case .jpeg:
-            return try JPEGWriter.encode(image, quality: settings.quality, iccProfile: settings.iccProfile, path: path)
+            return try JPEGWriter.encode(image, quality: settings.quality, iccProfile: profile, path: path)
         case .png:
             // Paeth prediction: much smaller files than none, at little cost.
             return try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA,
-                                        options: ["pred": "paeth"], iccProfile: settings.iccProfile, path: path)
+                                        options: ["pred": "paeth"], iccProfile: profile, path: path)
         case .webp:
             return try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUVA420P,
-                                        options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: nil, path: path)
+                                        options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: profile, path: path)
         }
     }
 
