@@ -33,5 +33,7 @@ let package = Package(
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
         .testTarget(name: "VideoWMTests", dependencies: ["VideoWM"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        // The command line's option declarations against its help pages and the README.
+        .testTarget(name: "CommandLineTests", dependencies: ["videowm"]),
     ]
 )

@@ -57,17 +57,11 @@ enum CommandLineTool {
             try parsed.validate()
             try parsed.run(console: console)
             return 0
-        } catch let error as UsageError {
-            console.error("\(error.command): \(error.message) (see 'videowm help \(error.command)')")
-            return ExitStatus.usage.rawValue
-        } catch let error as VideoWMError {
-            console.error(error.message)
-            return error.status.rawValue
         } catch let error as CommandFailures {
-            return error.status.rawValue
+            return exitStatus(for: error).rawValue  // each failure has had its line
         } catch {
-            console.error("\(error)")
-            return ExitStatus.dataError.rawValue
+            console.error(errorLine(for: error))
+            return exitStatus(for: error).rawValue
         }
     }
 }
@@ -80,7 +74,3 @@ protocol ToolCommand {
     func run(console: Console) throws
 }
 
-/// A command that handled several files and already reported each failure; carries the exit status.
-struct CommandFailures: Error {
-    var status: ExitStatus
-}

@@ -42,7 +42,7 @@ struct CompositorTests {
         #expect(throws: LayerPreparationError.self) { try bad.validate() }
         do { try bad.validate() } catch let error as LayerPreparationError {
             #expect(error.layerIndex == 1)
-            #expect(error.underlying as? TextRenderingError == .fontUnreadable(path: "/nonexistent/font.ttf", reason: "no such file"))
+            #expect(error.underlying as? TextRenderingError == .fontFileMissing(path: "/nonexistent/font.ttf"))
         }
     }
 

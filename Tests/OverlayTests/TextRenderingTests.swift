@@ -321,7 +321,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let missing = directory.appendingPathComponent("missing.ttf").path
-        #expect(renderingError { _ = try render("A", font: .file(missing)) } == .fontUnreadable(path: missing, reason: "no such file"))
+        #expect(renderingError { _ = try render("A", font: .file(missing)) } == .fontFileMissing(path: missing))
         #expect(renderingError { _ = try render("A", font: .file(directory.path)) } == .fontUnreadable(path: directory.path, reason: "is a directory"))
 
         let empty = directory.appendingPathComponent("empty.ttf")
@@ -350,28 +350,28 @@ import Testing
 
     @Test func errorsDescribeThemselvesOnOneLine() {
         let errors: [TextRenderingError] = [
-            .fontNotFound(family: "Foo"), .fontUnreadable(path: "/x/y.ttf", reason: "no such file"), .textEmpty,
-            .textTooLong(count: 2001), .sizeOutOfRange(pixels: 5000), .invalidLength(field: "outline width", value: -1),
+            .fontNotFound(family: "Foo"), .fontFileMissing(path: "/x/y.ttf"), .fontUnreadable(path: "/x/y.ttf", reason: "not a font"), .textEmpty,
+            .textTooLong(count: 2001), .sizeOutOfRange(pixels: 5000), .invalidLength(field: .outlineWidth, value: -1),
             .renderedTooLarge(width: 40000, height: 100), .fontEngineFailed(operation: "FT_Init_FreeType", reason: "out of memory"),
         ]
         for error in errors {
             #expect(!error.description.isEmpty && !error.description.contains("\n"))
         }
         #expect(TextRenderingError.fontNotFound(family: "Foo").description.contains("'Foo'"))
-        #expect(TextRenderingError.fontUnreadable(path: "/x/y.ttf", reason: "no such file").description.contains("/x/y.ttf"))
+        #expect(TextRenderingError.fontFileMissing(path: "/x/y.ttf").description.contains("/x/y.ttf"))
     }
 
     @Test func absurdGeometryIsRefused() throws {
         let huge = renderingError { _ = try render(String(repeating: "W", count: 100), cap: 4000) }
         guard case .renderedTooLarge? = huge else { Issue.record("got \(String(describing: huge))"); return }
         #expect(renderingError { _ = try render("A", outline: TextOutline(widthPixels: -1, color: .black)) }
-            == .invalidLength(field: "outline width", value: -1))
-        #expect(renderingError { _ = try render("A", maxWidth: .infinity) } == .invalidLength(field: "maxWidth", value: .infinity))
+            == .invalidLength(field: .outlineWidth, value: -1))
+        #expect(renderingError { _ = try render("A", maxWidth: .infinity) } == .invalidLength(field: .maxWidth, value: .infinity))
         // Finite but absurd lengths are refused rather than overflowing an integer.
         #expect(renderingError { _ = try render("A", shadow: TextShadow(offsetXPixels: 1e300, offsetYPixels: 0, color: .black)) }
-            == .invalidLength(field: "shadow x offset", value: 1e300))
+            == .invalidLength(field: .shadowOffsetX, value: 1e300))
         #expect(renderingError { _ = try render("A", box: TextBox(color: .black, paddingPixels: 1e9)) }
-            == .invalidLength(field: "box padding", value: 1e9))
+            == .invalidLength(field: .boxPadding, value: 1e9))
         // Negative shadow offsets are fine.
         #expect(try render("A", shadow: TextShadow(offsetXPixels: -5, offsetYPixels: -5, color: .black)).warnings.isEmpty)
     }

@@ -15,15 +15,12 @@ private func plan(_ csvText: String, output: String = "out/{id}.mp4", config: St
                   fixedVariables: fixed, warn: warnings.handler)
 }
 
-private func planError(_ csvText: String, output: String = "out/{id}.mp4", config: String = studentConfig) -> VideoWMError? {
+private func planError(_ csvText: String, output: String = "out/{id}.mp4", config: String = studentConfig) -> (any Error)? {
     do {
         _ = try plan(csvText, output: output, config: config)
         return nil
-    } catch let error as VideoWMError {
-        return error
     } catch {
-        Issue.record("unexpected \(error)")
-        return nil
+        return error
     }
 }
 
@@ -69,9 +66,9 @@ struct OutputPathTemplateTests {
     @Test("the final check refuses a path that leaves the folder through the template's own literals")
     func finalCheck() throws {
         let template = try OutputPathTemplate("out/{id}/../../x.mp4")
-        #expect(throws: VideoWMError.self) { try template.resolve(["id": "a"]) }
+        #expect(throws: RequestError.self) { try template.resolve(["id": "a"]) }
         let long = try OutputPathTemplate("out/{id}.mp4")
-        #expect(throws: VideoWMError.self) { try long.resolve(["id": String(repeating: "é", count: 200)]) }
+        #expect(throws: RequestError.self) { try long.resolve(["id": String(repeating: "é", count: 200)]) }
     }
 
     @Test func baseDirectories() throws {
@@ -83,9 +80,9 @@ struct OutputPathTemplateTests {
     }
 
     @Test func badTemplates() {
-        #expect(throws: VideoWMError.self) { try OutputPathTemplate("out/same.mp4") }
-        #expect(throws: VideoWMError.self) { try OutputPathTemplate("out/{id.mp4") }
-        #expect(throws: VideoWMError.self) { try OutputPathTemplate("out/{id}/") }
+        #expect(throws: RequestError.self) { try OutputPathTemplate("out/same.mp4") }
+        #expect(throws: RequestError.self) { try OutputPathTemplate("out/{id.mp4") }
+        #expect(throws: RequestError.self) { try OutputPathTemplate("out/{id}/") }
     }
 }
 
@@ -110,13 +107,13 @@ struct BatchPlanTests {
         let p = try plan("email,id\na@x.org,1\n", output: "out/{course}/{id}.mp4",
                          config: #"{ "watermarks": [ { "text": "{email} {course}" } ] }"#, fixed: ["course": "CS101"])
         #expect(p.rows[0].output == "out/CS101/1.mp4")
-        #expect(throws: VideoWMError.self) { try plan(students, fixed: ["id": "x"]) }
+        #expect(throws: RequestError.self) { try plan(students, fixed: ["id": "x"]) }
     }
 
     @Test("an unknown placeholder in the config names the layer's JSON path")
     func unknownConfigPlaceholder() {
         let error = planError("name,id\nAda,1\n")
-        #expect(error?.status == .usage)
+        #expect(error is ConfigError)
         #expect(error?.message.hasPrefix("test.json: watermarks[0].text: unknown placeholder '{email}'") == true)
     }
 
@@ -177,7 +174,7 @@ struct BatchShardTests {
     @Test func parsingTheFlag() throws {
         #expect(try BatchShard.parse("2/4") == BatchShard(index: 2, count: 4, origin: "--shard"))
         for bad in ["4/4", "-1/4", "1/0", "1", "a/b", "1/2/3", ""] {
-            #expect(throws: VideoWMError.self, "\(bad)") { try BatchShard.parse(bad) }
+            #expect(throws: RequestError.self, "\(bad)") { try BatchShard.parse(bad) }
         }
     }
 
@@ -190,8 +187,8 @@ struct BatchShardTests {
         let stepped = try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "6", "SLURM_ARRAY_TASK_COUNT": "4",
                                                       "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_STEP": "2"])
         #expect((stepped.index, stepped.count) == (3, 4))
-        #expect(throws: VideoWMError.self) { try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "3"]) }
-        #expect(throws: VideoWMError.self) { try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"]) }
+        #expect(throws: RequestError.self) { try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "3"]) }
+        #expect(throws: RequestError.self) { try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"]) }
     }
 
     @Test("a Kubernetes Indexed Job: the index from the pod, the count from the flag or VIDEOWM_SHARD_COUNT")
@@ -200,13 +197,13 @@ struct BatchShardTests {
         #expect((fromVariable.index, fromVariable.count, fromVariable.origin) == (2, 5, "JOB_COMPLETION_INDEX"))
         let fromFlag = try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "2", "VIDEOWM_SHARD_COUNT": "5"], countOverride: 3)
         #expect(fromFlag.count == 3)
-        #expect(throws: VideoWMError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"]) }
-        #expect(throws: VideoWMError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "5", "VIDEOWM_SHARD_COUNT": "5"]) }
+        #expect(throws: RequestError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"]) }
+        #expect(throws: RequestError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "5", "VIDEOWM_SHARD_COUNT": "5"]) }
     }
 
     @Test func noSchedulerMeansTheWholeBatch() throws {
         #expect(try BatchShard.fromEnvironment(["HOME": "/root"]) == .whole)
-        #expect(throws: VideoWMError.self) { try BatchShard.fromEnvironment([:], countOverride: 4) }
+        #expect(throws: RequestError.self) { try BatchShard.fromEnvironment([:], countOverride: 4) }
     }
 }
 
@@ -249,7 +246,7 @@ struct BatchFilesTests {
         tracker.groupReached(seconds: 10, activeOutputs: 2)
         tracker.record(BatchRowResult(row: row, status: .done, seconds: 1, error: nil))
         #expect(tracker.snapshot().fractionComplete == 0.5, "a finished row must not be counted twice")
-        tracker.record(BatchRowResult(row: row, status: .failed, seconds: 1, error: .interrupted))
+        tracker.record(BatchRowResult(row: row, status: .failed, seconds: 1, error: InterruptedError()))
         let p = tracker.snapshot()
         #expect(p.fractionComplete == 0.5 && (p.done, p.failed, p.skipped, p.finished) == (1, 1, 1, 3))
         #expect(p.etaSeconds != nil)
@@ -259,7 +256,7 @@ struct BatchFilesTests {
         let row = BatchRow(number: 3, line: 4, variables: [:], output: "out/\"quoted\".mp4")
         let done = BatchRowResult(row: row, status: .done, seconds: 1.23456, error: nil)
         #expect(done.jsonLine == #"{"row":3,"output":"out/\"quoted\".mp4","status":"done","seconds":1.235,"error":null}"#)
-        let failed = BatchRowResult(row: row, status: .failed, seconds: 0, error: VideoWMError(.cannotCreate, "x: no\nway"))
+        let failed = BatchRowResult(row: row, status: .failed, seconds: 0, error: OutputError(file: "x", stage: .creating, detail: "no\nway"))
         #expect(failed.jsonLine.hasSuffix(#""status":"failed","seconds":0.000,"error":"x: no\nway"}"#))
     }
 }

@@ -10,9 +10,8 @@ func csvError(_ text: String) -> String? {
     do {
         _ = try csv(text)
         return nil
-    } catch let error as VideoWMError {
-        return error.message
     } catch {
+        #expect(error is CSVError, "\(error)")
         return "\(error)"
     }
 }
@@ -84,15 +83,15 @@ struct CSVTests {
         do {
             _ = try CSVTable.parse(Data(bytes), file: "latin1.csv")
             Issue.record("accepted invalid UTF-8")
-        } catch let error as VideoWMError {
+        } catch let error as CSVError {
             #expect(error.message == "latin1.csv: line 3: not valid UTF-8 (save the file as UTF-8)")
-            #expect(error.status == .usage)
+            #expect(error.line == 3)
         } catch {
             Issue.record("\(error)")
         }
     }
 
     @Test func missingFileIsExit66() {
-        #expect(throws: VideoWMError.missing("/nonexistent/students.csv")) { try CSVTable.load(path: "/nonexistent/students.csv") }
+        #expect(throws: InputError.missing("/nonexistent/students.csv")) { try CSVTable.load(path: "/nonexistent/students.csv") }
     }
 }

@@ -135,11 +135,9 @@ final class FontFace {
     private var currentSize26Dot6 = 0
     private var advanceUnits: [UInt32: Int] = [:]
 
-    /// Opens face `index` of the file at `path`; every failure is `fontUnreadable(path, …)`.
+    /// Opens face `index` of the file at `path`; every failure is `fontFileMissing` or `fontUnreadable` naming it.
     init(library: FreeTypeLibrary, path: String, index: Int, id: Int) throws {
-        if let problem = FontFace.fileProblem(path) {
-            throw TextRenderingError.fontUnreadable(path: path, reason: problem)
-        }
+        if let problem = FontFace.fileProblem(path) { throw problem }
         var face: FT_Face?
         let error = FT_New_Face(library.pointer, path, FT_Long(index), &face)
         guard error == 0, let face else {
@@ -167,14 +165,15 @@ final class FontFace {
 
     deinit { FT_Done_Face(pointer) }
 
-    /// Why `path` cannot be opened at all, in the words a user expects; nil when it is a readable file.
-    private static func fileProblem(_ path: String) -> String? {
+    /// Why `path` cannot be opened at all; nil when it is a readable file.
+    private static func fileProblem(_ path: String) -> TextRenderingError? {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return errno == ENOENT || errno == ENOTDIR ? "no such file" : String(cString: strerror(errno))
+            if errno == ENOENT || errno == ENOTDIR { return .fontFileMissing(path: path) }
+            return .fontUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR { return "is a directory" }
-        if access(path, R_OK) != 0 { return String(cString: strerror(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return .fontUnreadable(path: path, reason: "is a directory") }
+        if access(path, R_OK) != 0 { return .fontUnreadable(path: path, reason: String(cString: strerror(errno))) }
         return nil
     }
 

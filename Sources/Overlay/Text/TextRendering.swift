@@ -68,21 +68,21 @@ extension FontLibrary {
     /// Lengths must be finite and, except shadow offsets, not negative. Anything beyond the
     /// image side limit could not be drawn anyway, and is refused before it can overflow an `Int`.
     private static func validate(_ style: TextStyle) throws {
-        func check(_ field: String, _ value: Double?, mayBeNegative: Bool = false) throws {
+        func check(_ field: TextLength, _ value: Double?, mayBeNegative: Bool = false) throws {
             guard let value else { return }
             let limit = Double(TextLimits.maximumImageSide)
             guard value.isFinite, value <= limit, value >= (mayBeNegative ? -limit : 0) else {
                 throw TextRenderingError.invalidLength(field: field, value: value)
             }
         }
-        try check("outline width", style.outline?.widthPixels)
-        try check("shadow x offset", style.shadow?.offsetXPixels, mayBeNegative: true)
-        try check("shadow y offset", style.shadow?.offsetYPixels, mayBeNegative: true)
-        try check("shadow blur", style.shadow?.blurPixels)
-        try check("box padding", style.box?.paddingPixels)
-        try check("box corner radius", style.box?.cornerRadiusPixels)
+        try check(.outlineWidth, style.outline?.widthPixels)
+        try check(.shadowOffsetX, style.shadow?.offsetXPixels, mayBeNegative: true)
+        try check(.shadowOffsetY, style.shadow?.offsetYPixels, mayBeNegative: true)
+        try check(.shadowBlur, style.shadow?.blurPixels)
+        try check(.boxPadding, style.box?.paddingPixels)
+        try check(.boxCornerRadius, style.box?.cornerRadiusPixels)
         if let maxWidth = style.maxWidthPixels, !(maxWidth.isFinite && maxWidth >= 0) {
-            throw TextRenderingError.invalidLength(field: "maxWidth", value: maxWidth)
+            throw TextRenderingError.invalidLength(field: .maxWidth, value: maxWidth)
         }
     }
 

@@ -3,8 +3,10 @@
 public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
     /// No font at all could be found for a family (fontconfig knows no fonts).
     case fontNotFound(family: String)
-    /// A font file is missing, not a font, truncated, or not scalable. `reason` is "no such file"
-    /// for a missing file, otherwise FreeType's or the system's message.
+    /// A font file does not exist.
+    case fontFileMissing(path: String)
+    /// A font file is not a font, truncated, not scalable or not readable: FreeType's or the
+    /// system's message says which.
     case fontUnreadable(path: String, reason: String)
     /// The text is empty, or nothing is left after dropping control characters.
     case textEmpty
@@ -14,7 +16,7 @@ public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
     case sizeOutOfRange(pixels: Double)
     /// An outline, shadow, box or maxWidth length that is not finite, negative where that means
     /// nothing, or beyond `TextLimits.maximumImageSide`.
-    case invalidLength(field: String, value: Double)
+    case invalidLength(field: TextLength, value: Double)
     /// The mark would need an image larger than `TextLimits` allow.
     case renderedTooLarge(width: Int, height: Int)
     /// FreeType or fontconfig could not start (out of memory, broken installation).
@@ -24,6 +26,8 @@ public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .fontNotFound(let family):
             return "font family '\(family)' not found: fontconfig knows no installed fonts"
+        case .fontFileMissing(let path):
+            return "font file \(path) cannot be used: no such file"
         case .fontUnreadable(let path, let reason):
             return "font file \(path) cannot be used: \(reason)"
         case .textEmpty:
@@ -33,13 +37,24 @@ public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
         case .sizeOutOfRange(let pixels):
             return "text cap height \(pixels) px is out of range (a number of pixels up to \(Int(TextLimits.maximumCapHeightPixels)))"
         case .invalidLength(let field, let value):
-            return "text \(field) of \(value) px is out of range (a finite length up to \(TextLimits.maximumImageSide) px; only shadow offsets may be negative)"
+            return "text \(field.rawValue) of \(value) px is out of range (a finite length up to \(TextLimits.maximumImageSide) px; only shadow offsets may be negative)"
         case .renderedTooLarge(let width, let height):
             return "text would render as a \(width)×\(height) px image, over the limit of \(TextLimits.maximumImageSide) px a side and \(TextLimits.maximumImagePixels / 1_000_000) megapixels; use a smaller size or maxWidth"
         case .fontEngineFailed(let operation, let reason):
             return "\(operation) failed: \(reason)"
         }
     }
+}
+
+/// The lengths of a text style that `invalidLength` can be about, named as messages name them.
+public enum TextLength: String, Sendable, CaseIterable {
+    case outlineWidth = "outline width"
+    case shadowOffsetX = "shadow x offset"
+    case shadowOffsetY = "shadow y offset"
+    case shadowBlur = "shadow blur"
+    case boxPadding = "box padding"
+    case boxCornerRadius = "box corner radius"
+    case maxWidth = "maxWidth"
 }
 
 /// Bounds that keep absurd input from exhausting memory or time.

@@ -30,18 +30,18 @@ public struct BatchPlan: Sendable {
         self.outputTemplate = outputTemplate
         let file = table.file
         if let clash = fixedVariables.keys.sorted().first(where: table.columns.contains) {
-            throw VideoWMError.usage("--var \(clash)=… repeats a column of \(file); give it in one place only")
+            throw RequestError(subject: "--var \(clash)=…", problem: "repeats a column of \(file); give it in one place only")
         }
         let known = Set(table.columns).union(fixedVariables.keys)
         let knownList = (table.columns + fixedVariables.keys.sorted()).joined(separator: ", ")
         for layer in config.layers {
             guard case .text(let text) = layer.content else { continue }
             for name in text.variableNames where !known.contains(name) {
-                throw VideoWMError.config(config.file, layer.path + ".text", "unknown placeholder '{\(name)}': \(file) has no such column (columns: \(knownList))")
+                throw ConfigError(file: config.file, path: layer.path + ".text", problem: "unknown placeholder '{\(name)}': \(file) has no such column (columns: \(knownList))")
             }
         }
         for name in outputTemplate.variableNames where !known.contains(name) {
-            throw VideoWMError.usage("--output: unknown placeholder '{\(name)}' in '\(outputTemplate.source)': \(file) has no such column (columns: \(knownList))")
+            throw RequestError(subject: "--output", problem: "unknown placeholder '{\(name)}' in '\(outputTemplate.source)': \(file) has no such column (columns: \(knownList))")
         }
         for layer in config.layers {
             for name in layer.unless.keys.sorted() where !known.contains(name) {
@@ -52,25 +52,24 @@ public struct BatchPlan: Sendable {
         var rows: [BatchRow] = []
         var rowByOutput: [String: BatchRow] = [:]
         for record in table.rows {
-            let place = "\(file): line \(record.line) (row \(record.number))"
             let variables = fixedVariables.merging(record.values) { fixed, _ in fixed }
             for (name, neededBy) in Self.requiredVariables(config: config, template: outputTemplate, variables: variables)
             where variables[name, default: ""].allSatisfy(\.isWhitespace) {
-                throw VideoWMError.usage("\(place): '\(name)' is empty, but \(neededBy) needs it")
+                throw CSVError(file: file, line: record.line, row: record.number, problem: "'\(name)' is empty, but \(neededBy) needs it")
             }
             let output: String
             do {
                 output = try outputTemplate.resolve(variables)
-            } catch let error as VideoWMError {
-                throw VideoWMError(error.status, "\(place): \(error.message)")
+            } catch {
+                throw CSVError(file: file, line: record.line, row: record.number, problem: error.description)
             }
             guard av_guess_format(nil, output, nil) != nil else {
-                throw VideoWMError.usage("\(place): \(output): unknown output format (end the --output template with .mp4, .mov, .mkv, .webm or another container's extension)")
+                throw CSVError(file: file, line: record.line, row: record.number, problem: "\(output): unknown output format (end the --output template with .mp4, .mov, .mkv, .webm or another container's extension)")
             }
             let row = BatchRow(number: record.number, line: record.line, variables: variables, output: output)
             let key = OutputPathTemplate.path(of: OutputPathTemplate.normalizedComponents(of: output))
             if let earlier = rowByOutput[key] {
-                throw VideoWMError.usage("\(place): its output \(output) is also the output of row \(earlier.number) (line \(earlier.line)); the --output template must give each row its own file, e.g. with {id}")
+                throw CSVError(file: file, line: record.line, row: record.number, problem: "its output \(output) is also the output of row \(earlier.number) (line \(earlier.line)); the --output template must give each row its own file, e.g. with {id}")
             }
             rowByOutput[key] = row
             rows.append(row)

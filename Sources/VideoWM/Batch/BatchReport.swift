@@ -18,11 +18,11 @@ public struct BatchRowResult: Sendable {
     public let status: Status
     /// Wall time from the start of the row's group to its end (0 when skipped).
     public let seconds: Double
-    public let error: VideoWMError?
+    public let error: (any Error)?
 
     /// The report line: `{"row":…,"output":…,"status":…,"seconds":…,"error":…}`.
     public var jsonLine: String {
-        let error = self.error.map { JSONText.string($0.message) } ?? "null"
+        let error = self.error.map { JSONText.string("\($0)") } ?? "null"
         return "{\"row\":\(row.number),\"output\":\(JSONText.string(row.output)),\"status\":\"\(status.rawValue)\","
             + "\"seconds\":\(String(format: "%.3f", seconds)),\"error\":\(error)}"
     }
@@ -40,7 +40,7 @@ public final class BatchReport {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw VideoWMError.cannotCreate(path, "cannot open the report for writing: \(String(cString: strerror(errno)))")
+            throw OutputError(file: path, stage: .creating, detail: "cannot open the report for writing", code: ErrorCode(errno: errno))
         }
     }
 
@@ -50,7 +50,8 @@ public final class BatchReport {
         let bytes = Array((result.jsonLine + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count else {
-            throw VideoWMError.writeFailed(path, "writing the report failed: \(written < 0 ? String(cString: strerror(errno)) : "short write")")
+            throw OutputError(file: path, stage: .writing, operation: "writing the report", detail: written < 0 ? nil : "short write",
+                              code: written < 0 ? ErrorCode(errno: errno) : nil)
         }
     }
 }

@@ -4,9 +4,9 @@ import Overlay
 /// What a whole batch ended with.
 public struct BatchSummary: Sendable {
     public var progress: BatchProgress
-    /// nil when every row is done or skipped; otherwise the highest exit status among the
-    /// failed rows, which the command line exits with.
-    public var worstFailure: ExitStatus?
+    /// The errors of the failed rows, in the order the rows ended (empty when every row is
+    /// done or skipped); the command line exits with the gravest.
+    public var failures: [any Error]
 }
 
 /// `videowm batch`: one output per row, rows grouped so that each group shares one decode
@@ -48,16 +48,16 @@ public struct BatchRunner {
     /// `onProgress` is called often (every frame): throttle before drawing.
     public func run(onRow: (BatchRowResult) -> Void, onProgress: (BatchProgress) -> Void) throws -> BatchSummary {
         let tracker = BatchProgressTracker(total: rows.count)
-        var worst: ExitStatus?
+        var failures: [any Error] = []
         func report(_ result: BatchRowResult) {
             tracker.record(result)
-            if let status = result.error?.status, status.rawValue > (worst?.rawValue ?? 0) { worst = status }
+            if let error = result.error { failures.append(error) }
             onRow(result)
             onProgress(tracker.snapshot())
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw VideoWMError.cannotCreate(outputDirectory, "the output folder does not exist (create it first)")
+            throw OutputError(file: outputDirectory, stage: .creating, detail: "the output folder does not exist (create it first)")
         }
         for path in PartialOutputFiles.removeStale(forTargets: rows.map(\.output)) {
             warn("\(path): removed, a partial output left by an interrupted run")
@@ -71,7 +71,7 @@ public struct BatchRunner {
                 pending.append(row)
             }
         }
-        guard !pending.isEmpty else { return BatchSummary(progress: tracker.snapshot(), worstFailure: worst) }
+        guard !pending.isEmpty else { return BatchSummary(progress: tracker.snapshot(), failures: failures) }
 
         // Open the input once before any output exists: a missing or unreadable input is the
         // batch's failure, not every row's.
@@ -87,7 +87,7 @@ public struct BatchRunner {
             probedSource = nil
             try runGroup(group, source: source, images: images, tracker: tracker, report: report, onProgress: onProgress)
         }
-        return BatchSummary(progress: tracker.snapshot(), worstFailure: worst)
+        return BatchSummary(progress: tracker.snapshot(), failures: failures)
     }
 
     /// Decodes every logo a pending row draws, once, so a missing logo stops the batch up front.
@@ -103,10 +103,10 @@ public struct BatchRunner {
                           report: (BatchRowResult) -> Void, onProgress: (BatchProgress) -> Void) throws {
         let started = Date()
         func finish(_ row: BatchRow, _ error: Error?) throws {
-            let failure = error.map { Self.libraryError($0, row: row) }
-            if failure?.status == .interrupted { throw failure! }
-            report(BatchRowResult(row: row, status: failure == nil ? .done : .failed,
-                                  seconds: Date().timeIntervalSince(started), error: failure))
+            // An interrupt stops the batch; it is no row's failure.
+            if let error = error as? InterruptedError { throw error }
+            report(BatchRowResult(row: row, status: error == nil ? .done : .failed,
+                                  seconds: Date().timeIntervalSince(started), error: error))
         }
 
         let source: VideoSource
@@ -180,12 +180,6 @@ public struct BatchRunner {
             }
         }
     }
-
-    /// Every error a row reports is a library error naming the row's output.
-    static func libraryError(_ error: Error, row: BatchRow) -> VideoWMError {
-        if let error = error as? VideoWMError { return error }
-        return VideoWMError(.dataError, "\(row.output): \(error)")
-    }
 }
 
 /// Stops a group's decode when its last output has failed.
@@ -208,7 +202,7 @@ private final class GroupOutput {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw VideoWMError.cannotCreate(row.output, "cannot create the folder \(folder): \((error as NSError).localizedDescription)")
+                throw OutputError(file: row.output, stage: .creating, detail: "cannot create the folder \(folder): \((error as NSError).localizedDescription)")
             }
         }
         output = try MarkedOutput(source: source, target: row.output, compositor: compositor, settings: settings,

@@ -11,7 +11,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
 
     public init(index: Int, count: Int, origin: String) throws {
         guard count >= 1, (0..<count).contains(index) else {
-            throw VideoWMError.usage("\(origin): shard \(index)/\(count) does not exist (the index runs from 0 to the count minus 1)")
+            throw RequestError(subject: origin, problem: "shard \(index)/\(count) does not exist (the index runs from 0 to the count minus 1)")
         }
         self.init(uncheckedIndex: index, count: count, origin: origin)
     }
@@ -30,7 +30,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     public static func parse(_ text: String) throws -> BatchShard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
-            throw VideoWMError.usage("--shard takes I/N such as 0/4, got '\(text)'")
+            throw RequestError(subject: nil, problem: "--shard takes I/N such as 0/4, got '\(text)'")
         }
         return try BatchShard(index: index, count: count, origin: "--shard")
     }
@@ -43,28 +43,28 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     public static func fromEnvironment(_ environment: [String: String], countOverride: Int? = nil) throws -> BatchShard {
         func number(_ name: String) throws -> Int? {
             guard let text = environment[name], !text.isEmpty else { return nil }
-            guard let value = Int(text) else { throw VideoWMError.usage("\(name)='\(text)' is not a whole number") }
+            guard let value = Int(text) else { throw RequestError(subject: "\(name)='\(text)'", problem: "is not a whole number") }
             return value
         }
         if let taskID = try number("SLURM_ARRAY_TASK_ID") {
             guard let count = try number("SLURM_ARRAY_TASK_COUNT") else {
-                throw VideoWMError.usage("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; pass --shard I/N")
+                throw RequestError(subject: nil, problem: "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; pass --shard I/N")
             }
             let first = try number("SLURM_ARRAY_TASK_MIN") ?? 0
             let step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
             guard (taskID - first) % step == 0 else {
-                throw VideoWMError.usage("SLURM_ARRAY_TASK_ID=\(taskID) is not on the array's range (min \(first), step \(step)); use --array=0-\(count - 1) or pass --shard I/N")
+                throw RequestError(subject: nil, problem: "SLURM_ARRAY_TASK_ID=\(taskID) is not on the array's range (min \(first), step \(step)); use --array=0-\(count - 1) or pass --shard I/N")
             }
             return try BatchShard(index: (taskID - first) / step, count: count, origin: "SLURM_ARRAY_TASK_ID")
         }
         if let completionIndex = try number("JOB_COMPLETION_INDEX") {
             guard let count = try countOverride ?? number("VIDEOWM_SHARD_COUNT") else {
-                throw VideoWMError.usage("JOB_COMPLETION_INDEX is set but the shard count is not: pass --shard-count N or set VIDEOWM_SHARD_COUNT to the Job's completions")
+                throw RequestError(subject: nil, problem: "JOB_COMPLETION_INDEX is set but the shard count is not: pass --shard-count N or set VIDEOWM_SHARD_COUNT to the Job's completions")
             }
             return try BatchShard(index: completionIndex, count: count, origin: "JOB_COMPLETION_INDEX")
         }
         if countOverride != nil {
-            throw VideoWMError.usage("--shard-count needs JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); elsewhere pass --shard I/N")
+            throw RequestError(subject: nil, problem: "--shard-count needs JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); elsewhere pass --shard I/N")
         }
         return .whole
     }

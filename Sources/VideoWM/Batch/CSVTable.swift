@@ -22,9 +22,9 @@ public struct CSVTable: Sendable, Equatable {
 
     /// Reads the CSV file at `path`.
     public static func load(path: String) throws -> CSVTable {
-        guard FileManager.default.fileExists(atPath: path) else { throw VideoWMError.missing(path) }
+        guard FileManager.default.fileExists(atPath: path) else { throw InputError.missing(path) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw VideoWMError(.noInput, "\(path): cannot read the CSV file")
+            throw InputError(file: path, problem: .unreadable(what: "the CSV file"))
         }
         return try parse(data, file: path)
     }
@@ -33,20 +33,20 @@ public struct CSVTable: Sendable, Equatable {
     public static func parse(_ data: Data, file: String) throws -> CSVTable {
         let text = try decodeUTF8(data, file: file)
         var records = try CSVRecordScanner(text: text, file: file).records()
-        guard !records.isEmpty else { throw VideoWMError.usage("\(file): is empty (the first line must name the columns, e.g. email,name,id)") }
+        guard !records.isEmpty else { throw CSVError(file: file, problem: "is empty (the first line must name the columns, e.g. email,name,id)") }
         let header = records.removeFirst()
         let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
         var seen: [String: Int] = [:]
         for (index, name) in columns.enumerated() {
-            guard !name.isEmpty else { throw VideoWMError.usage("\(file): line \(header.line): column \(index + 1) of the header has no name") }
+            guard !name.isEmpty else { throw CSVError(file: file, line: header.line, problem: "column \(index + 1) of the header has no name") }
             if let earlier = seen[name] {
-                throw VideoWMError.usage("\(file): line \(header.line): the column name '\(name)' appears twice (columns \(earlier + 1) and \(index + 1))")
+                throw CSVError(file: file, line: header.line, problem: "the column name '\(name)' appears twice (columns \(earlier + 1) and \(index + 1))")
             }
             seen[name] = index
         }
         let rows = try records.enumerated().map { offset, record in
             guard record.fields.count == columns.count else {
-                throw VideoWMError.usage("\(file): line \(record.line) (row \(offset + 1)): \(record.fields.count) field(s), but the header names \(columns.count)")
+                throw CSVError(file: file, line: record.line, row: offset + 1, problem: "\(record.fields.count) field(s), but the header names \(columns.count)")
             }
             return Row(number: offset + 1, line: record.line, values: Dictionary(uniqueKeysWithValues: zip(columns, record.fields)))
         }
@@ -65,7 +65,7 @@ public struct CSVTable: Sendable, Equatable {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
             case .emptyInput: return String(decoding: bytes, as: UTF8.self)
-            case .error: throw VideoWMError.usage("\(file): line \(line): not valid UTF-8 (save the file as UTF-8)")
+            case .error: throw CSVError(file: file, line: line, problem: "not valid UTF-8 (save the file as UTF-8)")
             }
         }
     }
@@ -122,7 +122,7 @@ struct CSVRecordScanner {
             if c == "\"" && field.isEmpty {
                 try readQuoted(into: &field, index: &index, line: &line)
                 if index < scalars.count, scalars[index] != ",", !isLineBreak(at: index) {
-                    throw VideoWMError.usage("\(file): line \(line): unexpected '\(scalars[index].escaped(asASCII: false))' after a closing quote (inside quotes, write a quote as \"\")")
+                    throw CSVError(file: file, line: line, problem: "unexpected '\(scalars[index].escaped(asASCII: false))' after a closing quote (inside quotes, write a quote as \"\")")
                 }
             } else if c == "," {
                 endField()
@@ -131,7 +131,7 @@ struct CSVRecordScanner {
                 skipLineBreak()
                 endRecord()
             } else if c == "\"" {
-                throw VideoWMError.usage("\(file): line \(line): a quote inside an unquoted field (quote the whole field and double the quote: \"a \"\"b\"\"\")")
+                throw CSVError(file: file, line: line, problem: "a quote inside an unquoted field (quote the whole field and double the quote: \"a \"\"b\"\"\")")
             } else {
                 field.append(c)
                 index += 1
@@ -158,6 +158,6 @@ struct CSVRecordScanner {
             field.append(c)
             index += 1
         }
-        throw VideoWMError.usage("\(file): line \(openingLine): a quoted field is never closed (a '\"' is missing)")
+        throw CSVError(file: file, line: openingLine, problem: "a quoted field is never closed (a '\"' is missing)")
     }
 }

@@ -17,11 +17,15 @@ public struct OutputPathTemplate: Sendable {
 
     public init(_ source: String) throws {
         self.source = source
-        template = try TextTemplate(parsing: source, file: "--output", path: "'\(source)'")
-        guard !template.variableNames.isEmpty else {
-            throw VideoWMError.usage("--output: '\(source)' has no placeholder, so every row would write the same file (use e.g. 'out/{id}.mp4')")
+        do {
+            template = try TextTemplate(parsing: source)
+        } catch {
+            throw RequestError(subject: "--output", problem: "'\(source)': \(error.problem)")
         }
-        guard !source.hasSuffix("/") else { throw VideoWMError.usage("--output: '\(source)' names a folder; end it with a file name such as {id}.mp4") }
+        guard !template.variableNames.isEmpty else {
+            throw RequestError(subject: "--output", problem: "'\(source)' has no placeholder, so every row would write the same file (use e.g. 'out/{id}.mp4')")
+        }
+        guard !source.hasSuffix("/") else { throw RequestError(subject: "--output", problem: "'\(source)' names a folder; end it with a file name such as {id}.mp4") }
         var literalPrefix = ""
         if case .literal(let text)? = template.segments.first { literalPrefix = text }
         let directoryPart = literalPrefix.contains("/") ? String(literalPrefix[...literalPrefix.lastIndex(of: "/")!]) : ""
@@ -37,7 +41,7 @@ public struct OutputPathTemplate: Sendable {
     }
 
     /// The output path for these values, or an error saying why it cannot be used.
-    func resolve(_ variables: [String: String]) throws -> String {
+    func resolve(_ variables: [String: String]) throws(RequestError) -> String {
         let safe = variables.mapValues(Self.safeFileNameText)
         let path = template.render(safe)
         let components = Self.normalizedComponents(of: path)
@@ -45,10 +49,10 @@ public struct OutputPathTemplate: Sendable {
         guard components.count > baseComponents.count, Array(components.prefix(baseComponents.count)) == baseComponents,
               components.dropFirst(baseComponents.count).allSatisfy({ $0 != ".." && $0 != "." })
         else {
-            throw VideoWMError.usage("the output '\(path)' would not be inside \(baseDirectory)")
+            throw RequestError(subject: nil, problem: "the output '\(path)' would not be inside \(baseDirectory)")
         }
         if let long = components.first(where: { $0.utf8.count > Self.maximumComponentBytes }) {
-            throw VideoWMError.usage("the output name '\(long.prefix(40))…' is longer than \(Self.maximumComponentBytes) bytes")
+            throw RequestError(subject: nil, problem: "the output name '\(long.prefix(40))…' is longer than \(Self.maximumComponentBytes) bytes")
         }
         return path
     }

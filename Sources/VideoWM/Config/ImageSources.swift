@@ -96,18 +96,14 @@ enum RemoteImage {
     /// Downloads `url` and decodes it through `StillImageReader`, whose messages then name the URL.
     static func read(url: String) throws -> StillImageReader.Decoded {
         let bytes = try download(url)
-        guard !bytes.isEmpty else { throw VideoWMError.corrupt(url, "the server sent an empty body, not an image") }
+        guard !bytes.isEmpty else { throw MediaError(file: url, detail: "the server sent an empty body, not an image") }
         let temporary = FileManager.default.temporaryDirectory
             .appendingPathComponent("videowm-image-\(UUID().uuidString)").path
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw VideoWMError(.ioError, "\(url): cannot keep the downloaded image in \(FileManager.default.temporaryDirectory.path)")
+            throw OutputError(file: url, stage: .writing, detail: "cannot keep the downloaded image in \(FileManager.default.temporaryDirectory.path)")
         }
         defer { try? FileManager.default.removeItem(atPath: temporary) }
-        do {
-            return try StillImageReader.read(path: temporary)
-        } catch let error as VideoWMError {
-            throw VideoWMError(error.status, error.message.replacingOccurrences(of: temporary, with: url))
-        }
+        return try StillImageReader.read(path: temporary, name: url)
     }
 
     static func download(_ url: String) throws -> [UInt8] {
@@ -117,11 +113,10 @@ enum RemoteImage {
         while true {
             let count = chunk.withUnsafeMutableBufferPointer { avio_read(connection.context, $0.baseAddress, Int32($0.count)) }
             if count == AVErrorCode.endOfFile || count == 0 { break }
-            if count == AVErrorCode.exit { throw VideoWMError.interrupted }
-            guard count > 0 else { throw VideoWMError(.noInput, "\(url): download failed: \(ffmpegMessage(count))") }
+            try check(count) { InputError(file: url, problem: .fetchFailed(operation: "download failed"), code: $0) }
             bytes.append(contentsOf: chunk[0..<Int(count)])
             guard bytes.count <= maximumBytes else {
-                throw VideoWMError.corrupt(url, "is larger than \(maximumBytes >> 20) MB; a logo should be far smaller")
+                throw MediaError(file: url, detail: "is larger than \(maximumBytes >> 20) MB; a logo should be far smaller")
             }
         }
         return bytes
@@ -143,10 +138,8 @@ final class NetworkInput {
         var opened: UnsafeMutablePointer<AVIOContext>?
         let code = avio_open2(&opened, url, AVIO_FLAG_READ, &interrupt, &options)
         av_dict_free(&options)
-        if code == AVErrorCode.exit { throw VideoWMError.interrupted }
-        guard code >= 0, let opened else {
-            throw VideoWMError(.noInput, "\(url): cannot fetch: \(ffmpegMessage(code))")
-        }
+        try check(code) { InputError(file: url, problem: .fetchFailed(operation: "cannot fetch"), code: $0) }
+        guard let opened else { throw ResourceError.memory("opening \(url)") }
         context = opened
     }
 

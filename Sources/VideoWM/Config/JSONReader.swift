@@ -27,7 +27,7 @@ struct JSONField {
     let path: String
     let file: String
 
-    func fail(_ problem: String) -> VideoWMError { .config(file, path, problem) }
+    func fail(_ problem: String) -> ConfigError { ConfigError(file: file, path: path, problem: problem) }
 
     func object(allowedKeys: Set<String>) throws -> [String: JSONField] {
         guard case .object(let dict) = value else { throw fail("expected an object") }
@@ -35,7 +35,7 @@ struct JSONField {
         for key in dict.keys.sorted() {
             let childPath = path.isEmpty ? key : "\(path).\(key)"
             guard allowedKeys.contains(key) else {
-                throw VideoWMError.config(file, childPath, "unknown field (known: \(allowedKeys.sorted().joined(separator: ", ")))")
+                throw ConfigError(file: file, path: childPath, problem: "unknown field (known: \(allowedKeys.sorted().joined(separator: ", ")))")
             }
             result[key] = JSONField(value: dict[key]!, path: childPath, file: file)
         }

@@ -9,8 +9,8 @@ extension WatermarkConfig {
             guard case .text(let template) = layer.content else { continue }
             for name in template.variableNames where variables[name] == nil {
                 let known = variables.keys.sorted()
-                throw VideoWMError.config(file, layer.path + ".text",
-                                          "unknown placeholder '{\(name)}' (give it with --var \(name)=VALUE\(known.isEmpty ? "" : "; known: \(known.joined(separator: ", "))"))")
+                throw ConfigError(file: file, path: layer.path + ".text",
+                                  problem: "unknown placeholder '{\(name)}' (give it with --var \(name)=VALUE\(known.isEmpty ? "" : "; known: \(known.joined(separator: ", "))"))")
             }
         }
     }
@@ -33,9 +33,9 @@ extension WatermarkConfig {
             case .image(let source):
                 do {
                     content = .image(try images.image(at: source), name: source)
-                } catch let error as VideoWMError {
-                    // Keep the status (missing 66, unreadable 65) and say which layer wanted the image.
-                    throw VideoWMError(error.status, "\(file): \(layer.path).image: \(error.message)")
+                } catch where error is InputError || error is MediaError {
+                    // Say which layer wanted the image; an interrupt or a full disk passes as it is.
+                    throw LayerError(layerIndex: layer.index, origin: LayerSpec.Origin(file: file, path: layer.path), field: "image", cause: .image(error))
                 }
                 seedText = source
             }
@@ -73,14 +73,13 @@ extension Compositor {
     ///
     /// Every text layer is drawn once for a 1920×1080 frame before this returns, so a missing
     /// or broken font and an empty or overlong text fail here, before any output exists,
-    /// with the config file and JSON path (see `mapOverlayErrors`).
+    /// with the config file and JSON path (see `LayerError.rethrowing`).
     public static func forJob(config: WatermarkConfig, variables: [String: String], images: ImageCache = ImageCache(),
                               warn: @escaping WarningHandler) throws -> Compositor {
         let layers = try config.layerSpecs(variables: variables, images: images)
-        let fonts: FontLibrary
-        do { fonts = try FontLibrary() } catch { throw VideoWMError(.dataError, "cannot start FreeType: \(error)") }
+        let fonts = try TextEngineError.fontLibrary()
         let compositor = Compositor(layers: layers, fonts: fonts, warn: warn)
-        try mapOverlayErrors { try compositor.validate(displayWidth: 1920, displayHeight: 1080) }
+        try LayerError.rethrowing { try compositor.validate(displayWidth: 1920, displayHeight: 1080) }
         return compositor
     }
 }

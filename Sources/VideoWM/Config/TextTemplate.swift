@@ -8,8 +8,8 @@ public struct TextTemplate: Equatable, Sendable {
 
     public let segments: [Segment]
 
-    /// Parses `source`; `path` names the config field in errors.
-    public init(parsing source: String, file: String, path: String) throws {
+    /// Parses `source`; a malformed placeholder throws `TemplateError`.
+    public init(parsing source: String) throws(TemplateError) {
         var segments: [Segment] = []
         var literal = ""
         var chars = source[...]
@@ -18,18 +18,18 @@ public struct TextTemplate: Equatable, Sendable {
             if c == "{" {
                 if chars.first == "{" { chars = chars.dropFirst(); literal.append("{"); continue }
                 guard let close = chars.firstIndex(of: "}") else {
-                    throw VideoWMError.config(file, path, "unclosed '{' (write '{{' for a literal brace)")
+                    throw TemplateError(problem: "unclosed '{' (write '{{' for a literal brace)")
                 }
                 let name = String(chars[..<close])
                 guard Self.isValidName(name) else {
-                    throw VideoWMError.config(file, path, "invalid placeholder '{\(name)}': names use letters, digits, '_' and '-' (write '{{' for a literal brace)")
+                    throw TemplateError(problem: "invalid placeholder '{\(name)}': names use letters, digits, '_' and '-' (write '{{' for a literal brace)")
                 }
                 if !literal.isEmpty { segments.append(.literal(literal)); literal = "" }
                 segments.append(.variable(name))
                 chars = chars[chars.index(after: close)...]
             } else if c == "}" {
                 guard chars.first == "}" else {
-                    throw VideoWMError.config(file, path, "unmatched '}' (write '}}' for a literal brace)")
+                    throw TemplateError(problem: "unmatched '}' (write '}}' for a literal brace)")
                 }
                 chars = chars.dropFirst()
                 literal.append("}")
@@ -60,4 +60,10 @@ public struct TextTemplate: Equatable, Sendable {
             }
         }.joined()
     }
+}
+
+/// A malformed placeholder in a text template; callers say where the template came from.
+public struct TemplateError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var problem: String
+    public var description: String { problem }
 }

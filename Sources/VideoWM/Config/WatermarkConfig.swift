@@ -20,9 +20,9 @@ public struct WatermarkConfig: Sendable {
 
     /// Reads and checks the config at `path`.
     public static func load(path: String, warn: WarningHandler) throws -> WatermarkConfig {
-        guard FileManager.default.fileExists(atPath: path) else { throw VideoWMError.missing(path) }
+        guard FileManager.default.fileExists(atPath: path) else { throw InputError.missing(path) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw VideoWMError(.noInput, "\(path): cannot read the config file")
+            throw InputError(file: path, problem: .unreadable(what: "the config file"))
         }
         let base = (path as NSString).deletingLastPathComponent
         return try parse(data, file: path, baseDirectory: base.isEmpty ? "." : base, warn: warn)
@@ -34,10 +34,10 @@ public struct WatermarkConfig: Sendable {
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw VideoWMError.config(file, "$", "not valid JSON (\(Self.describe(decodingError: error)))")
+            throw ConfigError(file: file, path: "$", problem: "not valid JSON (\(Self.describe(decodingError: error)))")
         }
         let top = try JSONField(value: root, path: "", file: file).object(allowedKeys: ["watermarks"])
-        guard let list = top["watermarks"] else { throw VideoWMError.config(file, "watermarks", "missing (the config needs a \"watermarks\" array)") }
+        guard let list = top["watermarks"] else { throw ConfigError(file: file, path: "watermarks", problem: "missing (the config needs a \"watermarks\" array)") }
         let layers = try list.array().enumerated().map { index, field in
             try LayerTemplate(field, index: index, baseDirectory: baseDirectory, warn: warn)
         }
@@ -123,7 +123,11 @@ public struct LayerTemplate: Sendable {
         case (let t?, nil):
             let source = try t.string()
             guard !source.isEmpty else { throw t.fail("is empty") }
-            content = .text(try TextTemplate(parsing: source, file: file, path: t.path))
+            do {
+                content = .text(try TextTemplate(parsing: source))
+            } catch {
+                throw t.fail(error.problem)
+            }
         case (nil, let i?):
             let source = try i.string()
             guard !source.isEmpty else { throw i.fail("is empty") }
@@ -215,7 +219,7 @@ public struct LayerTemplate: Sendable {
 
         if let a = f["animation"] {
             let g = try a.object(allowedKeys: ["type", "duration", "seed", "ease"])
-            guard let typeField = g["type"] else { throw VideoWMError.config(file, a.path + ".type", "missing (\"pingPong\" or \"random\")") }
+            guard let typeField = g["type"] else { throw ConfigError(file: file, path: a.path + ".type", problem: "missing (\"pingPong\" or \"random\")") }
             let typeName = try typeField.string()
             guard let kind = AnimationKind(rawValue: typeName) else {
                 throw typeField.fail("unknown animation '\(typeName)' (\"pingPong\" or \"random\")")

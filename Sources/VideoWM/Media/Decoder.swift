@@ -10,16 +10,16 @@ final class Decoder {
         let parameters = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-            throw VideoWMError.corrupt(file, "no decoder for \(name) (stream \(stream.pointee.index))")
+            throw MediaError(file: file, detail: "no decoder for \(name) (stream \(stream.pointee.index))")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else { throw VideoWMError(.ioError, "out of memory creating a decoder") }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceError.memory("creating a decoder") }
         context = ctx
-        try check(avcodec_parameters_to_context(ctx, parameters), "copying codec parameters", file: file, status: .dataError)
+        try check(avcodec_parameters_to_context(ctx, parameters), MediaError.call("copying codec parameters", file: file))
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = Int32(threads)  // 0: as many as FFmpeg finds useful
         // Frame and slice threads together, as the ffmpeg tool does.
         ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-        try check(avcodec_open2(ctx, codec, nil), "opening the \(String(cString: codec.pointee.name)) decoder", file: file, status: .dataError)
+        try check(avcodec_open2(ctx, codec, nil), MediaError.call("opening the \(String(cString: codec.pointee.name)) decoder", file: file))
     }
 
     deinit {
@@ -27,20 +27,48 @@ final class Decoder {
         avcodec_free_context(&c)
     }
 
-    /// Sends a packet, or nil to drain. Returns false when the decoder wants frames read first.
-    func send(_ packet: Packet?) throws -> Bool {
-        let code = avcodec_send_packet(context, packet?.pointer)
-        if code == AVErrorCode.tryAgain { return false }
-        if code == AVErrorCode.endOfFile { return true }
-        if code < 0 { throw ffmpegFailure(code, "decoding", file: file, status: .dataError) }
-        return true
+    /// What the decoder made of a packet.
+    enum SendOutcome {
+        case accepted
+        /// The decoder holds frames that must be received before it takes more (`EAGAIN`).
+        case mustReceiveFirst
+        /// The packet is damaged; the decoder conceals what it can. Out of memory is thrown instead.
+        case damaged(MediaError)
     }
 
-    func receive(into frame: Frame) throws -> CodecStep {
+    /// Sends a packet, or nil to drain.
+    func send(_ packet: Packet?) throws -> SendOutcome {
+        let code = avcodec_send_packet(context, packet?.pointer)
+        if code == AVErrorCode.tryAgain { return .mustReceiveFirst }
+        if code >= 0 || code == AVErrorCode.endOfFile { return .accepted }
+        return .damaged(try MediaError.decoding(code, file: file))
+    }
+
+    /// What a receive call gave.
+    enum ReceiveOutcome: Equatable {
+        case frame
+        case needsInput
+        case endOfStream
+        /// Decoding failed on damaged data (the caller counts, skips or stops).
+        case damaged(MediaError)
+    }
+
+    func receive(into frame: Frame) throws -> ReceiveOutcome {
         let code = avcodec_receive_frame(context, frame.pointer)
         if code == AVErrorCode.tryAgain { return .needsInput }
         if code == AVErrorCode.endOfFile { return .endOfStream }
-        if code < 0 { throw ffmpegFailure(code, "decoding", file: file, status: .dataError) }
-        return .produced
+        if code >= 0 { return .frame }
+        return .damaged(try MediaError.decoding(code, file: file))
+    }
+}
+
+extension MediaError {
+    /// The error for a failed decoding call, which callers treat as damaged data; thrown
+    /// instead when the failure is not the data's (an interrupt, or memory running out).
+    static func decoding(_ code: Int32, file: String) throws -> MediaError {
+        if code == AVErrorCode.exit { throw InterruptedError() }
+        let error = MediaError(file: file, operation: "decoding", code: ErrorCode(ffmpeg: code))
+        if error.isResourceExhausted { throw error }
+        return error
     }
 }

@@ -10,9 +10,9 @@ final class Encoder {
     init(codecName: String, file: String) throws {
         self.file = file
         guard let codec = avcodec_find_encoder_by_name(codecName) else {
-            throw VideoWMError(.usage, "encoder \(codecName) is not available in this FFmpeg build")
+            throw EncoderError(encoder: codecName, file: file, problem: .unavailable)
         }
-        guard let ctx = avcodec_alloc_context3(codec) else { throw VideoWMError(.ioError, "out of memory creating an encoder") }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceError.memory("creating an encoder") }
         self.codec = codec
         context = ctx
     }
@@ -46,24 +46,22 @@ final class Encoder {
             entry = e
         }
         av_dict_free(&dict)
-        try check(code, "opening the \(name) encoder", file: file, status: .usage)
+        try check(code) { EncoderError(encoder: name, file: file, problem: .openFailed, code: $0) }
         if !leftover.isEmpty {
-            throw VideoWMError(.usage, "the \(name) encoder does not take option(s) \(leftover.joined(separator: ", "))")
+            throw EncoderError(encoder: name, file: file, problem: .optionsNotTaken(leftover))
         }
     }
 
     func send(_ frame: Frame?) throws {
         let code = avcodec_send_frame(context, frame?.pointer)
-        if code < 0 && code != AVErrorCode.endOfFile {
-            throw ffmpegFailure(code, "encoding with \(name)", file: file, status: .ioError)
-        }
+        if code != AVErrorCode.endOfFile { try check(code, OutputError.call("encoding with \(name)", file: file)) }
     }
 
     func receive(into packet: Packet) throws -> CodecStep {
         let code = avcodec_receive_packet(context, packet.pointer)
         if code == AVErrorCode.tryAgain { return .needsInput }
         if code == AVErrorCode.endOfFile { return .endOfStream }
-        if code < 0 { throw ffmpegFailure(code, "encoding with \(name)", file: file, status: .ioError) }
+        try check(code, OutputError.call("encoding with \(name)", file: file))
         return .produced
     }
 }

@@ -1,37 +1,46 @@
 import CFFmpeg
 
-/// FFmpeg's message for an error code ("Invalid data found when processing input").
-func ffmpegMessage(_ code: Int32) -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    if av_strerror(code, &buffer, buffer.count) < 0 { return "error \(code)" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+extension ErrorCode {
+    /// An FFmpeg return code with FFmpeg's text for it ("Invalid data found when processing input").
+    init(ffmpeg code: Int32) {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let message = av_strerror(code, &buffer, buffer.count) < 0
+            ? "error \(code)"
+            : String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.init(value: code, message: message)
+    }
 }
 
-/// Common error codes, named.
+/// FFmpeg's codes for the states of its send/receive calls, which are not errors.
 enum AVErrorCode {
     static let tryAgain = vwm_averror(EAGAIN)
     static let endOfFile = vwm_averror_eof()
-    static let invalidData = vwm_averror_invaliddata()
-    static let noSpace = vwm_averror(ENOSPC)
-    static let fileTooLarge = vwm_averror(EFBIG)
-    static let quotaExceeded = vwm_averror(EDQUOT)
+    /// Returned by blocking calls that our interrupt callback stopped.
     static let exit = vwm_averror_exit()
 }
 
-/// A failed FFmpeg call, turned into a library error with the operation and the file.
-func ffmpegFailure(_ code: Int32, _ operation: String, file: String, status: ExitStatus) -> VideoWMError {
-    if code == AVErrorCode.exit { return .interrupted }
-    if [AVErrorCode.noSpace, AVErrorCode.fileTooLarge, AVErrorCode.quotaExceeded].contains(code) {
-        return VideoWMError(.ioError, "\(file): \(operation) failed: \(ffmpegMessage(code))")
-    }
-    return VideoWMError(status, "\(file): \(operation) failed: \(ffmpegMessage(code))")
+/// Returns `code` when the call succeeded (non-negative); otherwise throws `failure`'s error
+/// for it — or `InterruptedError` when the call failed because our interrupt callback
+/// stopped it, which is no failure of the call.
+@discardableResult
+func check(_ code: Int32, _ failure: (ErrorCode) -> any Error) throws -> Int32 {
+    guard code < 0 else { return code }
+    if code == AVErrorCode.exit { throw InterruptedError() }
+    throw failure(ErrorCode(ffmpeg: code))
 }
 
-/// Throws unless `code` is non-negative; returns it otherwise.
-@discardableResult
-func check(_ code: Int32, _ operation: String, file: String, status: ExitStatus) throws -> Int32 {
-    if code < 0 { throw ffmpegFailure(code, operation, file: file, status: status) }
-    return code
+extension MediaError {
+    /// A failed call on input media, for `check`.
+    static func call(_ operation: String, file: String) -> (ErrorCode) -> any Error {
+        { MediaError(file: file, operation: operation, code: $0) }
+    }
+}
+
+extension OutputError {
+    /// A failed call on an output, for `check`.
+    static func call(_ operation: String, file: String, stage: Stage = .writing) -> (ErrorCode) -> any Error {
+        { OutputError(file: file, stage: stage, operation: operation, code: $0) }
+    }
 }
 
 /// Keeps FFmpeg's own logging quiet: errors surface through our messages instead.

@@ -38,7 +38,7 @@ final class FrameConverter {
                      outputWidth: Int, outputHeight: Int, to target: AVPixelFormat,
                      sourceMatrix: Int32 = SWS_CS_DEFAULT, sourceFullRange: Bool = false, targetFullRange: Bool = false) throws {
         guard let layout = PlanarYUVLayout(target) else {
-            throw VideoWMError(.dataError, "cannot place frames in \(String(cString: av_get_pix_fmt_name(target)))")
+            throw MediaError(file: "-", detail: "cannot place frames in \(String(cString: av_get_pix_fmt_name(target)))")
         }
         let rect = Self.fit(width: width, height: height, pixelAspect: pixelAspect, into: pictureWidth, pictureHeight,
                             outputPixelAspect: outputPixelAspect, unitX: 1 << layout.chromaShiftX, unitY: 1 << layout.chromaShiftY)
@@ -53,7 +53,7 @@ final class FrameConverter {
         guard let ctx = sws_getContext(Int32(width), Int32(height), source, Int32(destination.width), Int32(destination.height), target,
                                        SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil) else {
             let from = String(cString: av_get_pix_fmt_name(source)), to = String(cString: av_get_pix_fmt_name(target))
-            throw VideoWMError(.dataError, "cannot convert pixels from \(from) to \(to)")
+            throw MediaError(file: "-", detail: "cannot convert pixels from \(from) to \(to)")
         }
         context = ctx
         // Use the frame's own matrix so colours survive the conversion.
@@ -63,7 +63,7 @@ final class FrameConverter {
         output.pointer.pointee.width = Int32(outputWidth)
         output.pointer.pointee.height = Int32(outputHeight)
         output.pointer.pointee.format = target.rawValue
-        try check(av_frame_get_buffer(output.pointer, 0), "allocating a frame", file: "-", status: .ioError)
+        try check(av_frame_get_buffer(output.pointer, 0), OutputError.call("allocating a frame", file: "-"))
         sourceFormat = source
         self.width = width
         self.height = height
@@ -73,7 +73,7 @@ final class FrameConverter {
             padding = nil
         } else if outputWidth != width || outputHeight != height {
             guard let layout = PlanarYUVLayout(target) else {
-                throw VideoWMError(.dataError, "cannot pad frames of \(String(cString: av_get_pix_fmt_name(target)))")
+                throw MediaError(file: "-", detail: "cannot pad frames of \(String(cString: av_get_pix_fmt_name(target)))")
             }
             padding = layout
             bars = nil
@@ -102,7 +102,7 @@ final class FrameConverter {
 
     /// Converts `frame` into `output` (whose buffers are made writable first) and copies its properties.
     func convert(_ frame: Frame) throws -> Frame {
-        try check(av_frame_make_writable(output.pointer), "allocating a frame", file: "-", status: .ioError)
+        try check(av_frame_make_writable(output.pointer), OutputError.call("allocating a frame", file: "-"))
         // The encoder may still hold the last buffer, so the bars are drawn afresh each time.
         if let bars { try fillBlack(bars.layout, range: bars.range) }
         let src = frame.pointer
@@ -125,8 +125,8 @@ final class FrameConverter {
                 }
             }
         }
-        try check(code, "converting pixels", file: "-", status: .dataError)
-        try check(av_frame_copy_props(output.pointer, src), "copying frame properties", file: "-", status: .ioError)
+        try check(code, MediaError.call("converting pixels", file: "-"))
+        try check(av_frame_copy_props(output.pointer, src), OutputError.call("copying frame properties", file: "-"))
         if let padding { repeatEdges(padding) }
         return output
     }
@@ -152,7 +152,7 @@ final class FrameConverter {
                 av_image_fill_black(d, &lines, AVPixelFormat(rawValue: f.pointee.format), range, f.pointee.width, f.pointee.height)
             }
         }
-        try check(code, "clearing a frame", file: "-", status: .ioError)
+        try check(code, OutputError.call("clearing a frame", file: "-"))
     }
 
     /// Fills the padding column and row by repeating the last picture column and row.

@@ -7,19 +7,23 @@
 final class InputFile {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
+    /// What errors call the file: its path, or the URL a downloaded copy came from.
+    let name: String
 
-    init(path: String) throws {
+    init(path: String, name: String? = nil) throws {
         self.path = path
+        let name = name ?? path
+        self.name = name
         let isURL = path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://")
         if !isURL {
             var info = stat()
             guard stat(path, &info) == 0 else {
-                throw errno == ENOENT ? VideoWMError.missing(path) : VideoWMError(.noInput, "\(path): \(String(cString: strerror(errno)))")
+                throw errno == ENOENT ? InputError.missing(name) : InputError(file: name, problem: .cannotOpen, code: ErrorCode(errno: errno))
             }
-            guard (info.st_mode & S_IFMT) == S_IFREG else { throw VideoWMError(.noInput, "\(path): not a regular file") }
-            guard access(path, R_OK) == 0 else { throw VideoWMError(.noInput, "\(path): not readable (permission denied)") }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { throw InputError(file: name, problem: .notARegularFile) }
+            guard access(path, R_OK) == 0 else { throw InputError(file: name, problem: .permissionDenied) }
         }
-        guard let ctx = avformat_alloc_context() else { throw VideoWMError(.ioError, "out of memory opening \(path)") }
+        guard let ctx = avformat_alloc_context() else { throw ResourceError.memory("opening \(name)") }
         ctx.pointee.interrupt_callback.callback = { _ in Interruption.isRequested ? 1 : 0 }
         var options: OpaquePointer?
         av_dict_set(&options, "protocol_whitelist", isURL ? "http,https,tcp,tls,crypto" : "file", 0)
@@ -31,16 +35,15 @@ final class InputFile {
         let url = isURL ? path : "file:" + path
         let code = avformat_open_input(&opened, url, nil, &options)
         av_dict_free(&options)
-        guard code >= 0, let context = opened else {
-            // avformat_open_input frees the context on failure.
-            throw ffmpegFailure(code, "opening as media", file: path, status: .dataError)
-        }
+        // avformat_open_input frees the context on failure.
+        try check(code, MediaError.call("opening as media", file: name))
+        guard let context = opened else { preconditionFailure("avformat_open_input succeeded without a context") }
         self.context = context
         let infoCode = avformat_find_stream_info(context, nil)
         if infoCode < 0 {
             var c: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&c)
-            throw ffmpegFailure(infoCode, "reading stream information", file: path, status: .dataError)
+            try check(infoCode, MediaError.call("reading stream information", file: name))
         }
     }
 
@@ -83,7 +86,7 @@ final class InputFile {
     func read(into packet: Packet) throws -> Bool {
         let code = av_read_frame(context, packet.pointer)
         if code == AVErrorCode.endOfFile { return false }
-        if code < 0 { throw ffmpegFailure(code, "reading", file: path, status: .dataError) }
+        try check(code, MediaError.call("reading", file: name))
         return true
     }
 

@@ -15,11 +15,12 @@ final class OutputFile {
         self.path = path
         self.target = target
         guard let format = av_guess_format(nil, target, nil) else {
-            throw VideoWMError.usage("\(target): unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
+            throw RequestError(subject: target, problem: "unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         let code = avformat_alloc_output_context2(&ctx, format, nil, path)
-        guard code >= 0, let ctx else { throw ffmpegFailure(code, "creating the output", file: target, status: .cannotCreate) }
+        try check(code, OutputError.call("creating the output", file: target, stage: .creating))
+        guard let ctx else { throw ResourceError.memory("creating the output") }
         context = ctx
         ctx.pointee.interrupt_callback.callback = { _ in Interruption.isRequested ? 1 : 0 }
     }
@@ -47,7 +48,7 @@ final class OutputFile {
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     func addStream() throws -> UnsafeMutablePointer<AVStream> {
-        guard let s = avformat_new_stream(context, nil) else { throw VideoWMError(.ioError, "out of memory adding a stream") }
+        guard let s = avformat_new_stream(context, nil) else { throw ResourceError.memory("adding a stream") }
         return s
     }
 
@@ -57,7 +58,7 @@ final class OutputFile {
                    timeBase: AVRational) throws -> UnsafeMutablePointer<AVStream> {
         let stream = try addStream()
         try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context),
-                  "setting up stream \(input.pointee.index)", file: target, status: .ioError)
+                  OutputError.call("setting up stream \(input.pointee.index)", file: target))
         stream.pointee.time_base = timeBase
         stream.pointee.disposition = input.pointee.disposition
         av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
@@ -70,7 +71,7 @@ final class OutputFile {
             av_dict_set(&options, "protocol_whitelist", "file", 0)
             let code = avio_open2(&context.pointee.pb, "file:" + path, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
             av_dict_free(&options)
-            try check(code, "opening for writing", file: target, status: .cannotCreate)
+            try check(code, OutputError.call("opening for writing", file: target, stage: .creating))
             ioOpen = true
         }
         if formatName == "matroska" {
@@ -84,7 +85,7 @@ final class OutputFile {
         for (k, v) in options { av_dict_set(&dict, k, v, 0) }
         let code = avformat_write_header(context, &dict)
         av_dict_free(&dict)
-        try check(code, "writing the header", file: target, status: .ioError)
+        try check(code, OutputError.call("writing the header", file: target))
         headerWritten = true
         timestampShifts = opusCodecDelayShifts()
     }
@@ -114,7 +115,7 @@ final class OutputFile {
             if p.pointee.dts != vwm_nopts_value() { p.pointee.dts += shift }
         }
         let code = av_interleaved_write_frame(context, packet.pointer)
-        if code < 0 { throw ffmpegFailure(code, "writing", file: target, status: .ioError) }
+        try check(code, OutputError.call("writing", file: target))
         try checkIOError()
     }
 
@@ -122,18 +123,18 @@ final class OutputFile {
     /// (a full disk must not end in a "successful" truncated file).
     func finish() throws {
         precondition(headerWritten, "finish before writeHeader")
-        try check(av_write_trailer(context), "finishing", file: target, status: .ioError)
+        try check(av_write_trailer(context), OutputError.call("finishing", file: target))
         try checkIOError()
         if ioOpen {
             let code = avio_closep(&context.pointee.pb)
             ioOpen = false
-            try check(code, "closing", file: target, status: .ioError)
+            try check(code, OutputError.call("closing", file: target))
         }
     }
 
     private func checkIOError() throws {
         if let pb = context.pointee.pb, pb.pointee.error < 0 {
-            throw ffmpegFailure(pb.pointee.error, "writing", file: target, status: .ioError)
+            try check(pb.pointee.error, OutputError.call("writing", file: target))
         }
     }
 }

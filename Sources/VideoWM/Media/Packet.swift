@@ -5,7 +5,7 @@ final class Packet {
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() throws {
-        guard let p = av_packet_alloc() else { throw VideoWMError(.ioError, "out of memory allocating a packet") }
+        guard let p = av_packet_alloc() else { throw ResourceError.memory("allocating a packet") }
         pointer = p
     }
 
@@ -23,7 +23,7 @@ final class Frame {
     let pointer: UnsafeMutablePointer<AVFrame>
 
     init() throws {
-        guard let f = av_frame_alloc() else { throw VideoWMError(.ioError, "out of memory allocating a frame") }
+        guard let f = av_frame_alloc() else { throw ResourceError.memory("allocating a frame") }
         pointer = f
     }
 

@@ -48,7 +48,7 @@ final class AudioTranscoder {
         if layout.order == AV_CHANNEL_ORDER_UNSPEC {
             av_channel_layout_default(&layout, layout.nb_channels)
         }
-        try check(av_channel_layout_copy(&enc.pointee.ch_layout, &layout), "setting up the audio encoder", file: file, status: .ioError)
+        try check(av_channel_layout_copy(&enc.pointee.ch_layout, &layout), OutputError.call("setting up the audio encoder", file: file))
         enc.pointee.bit_rate = Int64(min(Int(layout.nb_channels), 2) * 96_000)
         enc.pointee.time_base = AVRational(num: 1, den: enc.pointee.sample_rate)
         if muxer.needsGlobalHeader { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
@@ -58,13 +58,13 @@ final class AudioTranscoder {
         var inLayout = layout
         try check(swr_alloc_set_opts2(&swr, &enc.pointee.ch_layout, enc.pointee.sample_fmt, enc.pointee.sample_rate,
                                       &inLayout, dec.sample_fmt, dec.sample_rate, 0, nil),
-                  "setting up audio resampling", file: file, status: .ioError)
-        guard let allocated = swr else { throw VideoWMError(.ioError, "out of memory setting up audio resampling") }
+                  OutputError.call("setting up audio resampling", file: file))
+        guard let allocated = swr else { throw ResourceError.memory("setting up audio resampling") }
         resampler = allocated
-        try check(swr_init(allocated), "setting up audio resampling", file: file, status: .ioError)
+        try check(swr_init(allocated), OutputError.call("setting up audio resampling", file: file))
         guard let f = av_audio_fifo_alloc(enc.pointee.sample_fmt, enc.pointee.ch_layout.nb_channels, 4096) else {
             swr_free(&swr)
-            throw VideoWMError(.ioError, "out of memory for the audio buffer")
+            throw ResourceError.memory("allocating the audio buffer")
         }
         fifo = f
         decoded = try Frame()
@@ -98,12 +98,14 @@ final class AudioTranscoder {
 
     /// Decodes one input packet (or nil to drain) and writes what the encoder produces.
     func consume(_ input: Packet?, into muxer: OutputFile) throws {
-        do {
-            _ = try decoder.send(input)
-        } catch let error as VideoWMError where error.status == .dataError {
-            return  // A damaged audio packet: the decoder conceals it, as the ffmpeg tool does.
-        }
-        while try decoder.receive(into: decoded) == .produced {
+        // A damaged audio packet: the decoder conceals it, as the ffmpeg tool does.
+        if case .damaged = try decoder.send(input) { return }
+        while true {
+            switch try decoder.receive(into: decoded) {
+            case .frame: break
+            case .needsInput, .endOfStream: return
+            case .damaged(let error): throw error
+            }
             defer { decoded.unref() }
             let pts = decoded.pointer.pointee.best_effort_timestamp
             let start = pts == vwm_nopts_value() ? nil : av_rescale_q(pts, inputTimeBase, encoder.context.pointee.time_base)
@@ -161,7 +163,7 @@ final class AudioTranscoder {
         var buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
         try check(av_samples_alloc_array_and_samples(&buffer, nil, encoder.context.pointee.ch_layout.nb_channels, capacity,
                                                      encoder.context.pointee.sample_fmt, 0),
-                  "allocating audio samples", file: file, status: .ioError)
+                  OutputError.call("allocating audio samples", file: file))
         staging = (buffer!, capacity)
         return buffer!
     }
@@ -174,7 +176,7 @@ final class AudioTranscoder {
         let step = Int(offset) * Int(av_get_bytes_per_sample(enc.sample_fmt)) * (planar ? 1 : Int(enc.ch_layout.nb_channels))
         var pointers = (0..<planes).map { UnsafeMutableRawPointer(buffer[$0]).map { $0 + step } }
         let written = av_audio_fifo_write(fifo, &pointers, count)
-        try check(written, "buffering audio", file: file, status: .ioError)
+        try check(written, OutputError.call("buffering audio", file: file))
     }
 
     /// Drains decoder, resampler and encoder at the end of the input.
@@ -195,7 +197,7 @@ final class AudioTranscoder {
         let input = frame.flatMap { $0.pointer.pointee.extended_data }
             .map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }
         let converted = swr_convert(resampler, buffer, capacity, input, input == nil ? 0 : inSamples)
-        try check(converted, "resampling audio", file: file, status: .dataError)
+        try check(converted, MediaError.call("resampling audio", file: file))
         if converted > dropped { try writeToFIFO(buffer, count: converted - dropped, offset: dropped) }
     }
 
@@ -208,12 +210,12 @@ final class AudioTranscoder {
             chunk.pointer.pointee.nb_samples = count
             chunk.pointer.pointee.format = enc.sample_fmt.rawValue
             chunk.pointer.pointee.sample_rate = enc.sample_rate
-            try check(av_channel_layout_copy(&chunk.pointer.pointee.ch_layout, &encoder.context.pointee.ch_layout), "setting up audio", file: file, status: .ioError)
-            try check(av_frame_get_buffer(chunk.pointer, 0), "allocating audio", file: file, status: .ioError)
+            try check(av_channel_layout_copy(&chunk.pointer.pointee.ch_layout, &encoder.context.pointee.ch_layout), OutputError.call("setting up audio", file: file))
+            try check(av_frame_get_buffer(chunk.pointer, 0), OutputError.call("allocating audio", file: file))
             let read = withUnsafeMutablePointer(to: &chunk.pointer.pointee.data) { data in
                 data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) { av_audio_fifo_read(fifo, $0, count) }
             }
-            try check(read, "buffering audio", file: file, status: .ioError)
+            try check(read, OutputError.call("buffering audio", file: file))
             chunk.pointer.pointee.pts = nextPts ?? 0
             nextPts = (nextPts ?? 0) + Int64(count)
             try encoder.send(chunk)

@@ -74,10 +74,10 @@ final class FrameMarker {
         }
         // Frames where every layer is hidden are passed on without the copy-on-write.
         if compositor.drawsAnything(at: time) {
-            try check(av_frame_make_writable(target.pointer), "preparing a frame", file: file, status: .ioError)
+            try check(av_frame_make_writable(target.pointer), OutputError.call("preparing a frame", file: file))
             // Marks go on the picture, not on padding.
             let canvas = planarCanvas(for: target.pointer, layout: targetLayout, width: pictureWidth, height: pictureHeight)
-            try mapOverlayErrors { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
+            try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
         }
         return target
     }

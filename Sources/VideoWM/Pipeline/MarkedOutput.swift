@@ -61,7 +61,7 @@ final class MarkedOutput {
             let codec = settings.videoCodec(forOutput: target)
             let encoder = try Encoder(codecName: codec.encoderName, file: target)
             try Self.configure(encoder, codec: codec, settings: settings, source: source, muxer: muxer)
-            try check(avcodec_parameters_from_context(videoOutputStream.pointee.codecpar, encoder.context), "setting up the video stream", file: target, status: .ioError)
+            try check(avcodec_parameters_from_context(videoOutputStream.pointee.codecpar, encoder.context), OutputError.call("setting up the video stream", file: target))
             videoOutputStream.pointee.time_base = encoder.context.pointee.time_base
             videoOutputStream.pointee.sample_aspect_ratio = encoder.context.pointee.sample_aspect_ratio
             videoOutputStream.pointee.avg_frame_rate = inputStream.pointee.avg_frame_rate
@@ -71,7 +71,7 @@ final class MarkedOutput {
             // Keep the display rotation: marks are drawn rotated into the stored frame, so the
             // player's one rotation makes both picture and mark upright.
             Self.copyDisplayMatrix(from: inputStream, to: videoOutputStream)
-            try mapOverlayErrors { try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation, pixelAspect: source.pixelAspect) }
+            try LayerError.rethrowing { try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation, pixelAspect: source.pixelAspect) }
             self.encoder = encoder
             marker = FrameMarker(compositor: compositor, targetFormat: encoder.context.pointee.pix_fmt,
                                  rotation: source.rotation, pixelAspect: source.pixelAspect, file: source.path, pictureWidth: source.width, pictureHeight: source.height,
@@ -107,7 +107,7 @@ final class MarkedOutput {
     }
 
     private static func copyStreamSetup(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, file: String) throws {
-        try check(avcodec_parameters_copy(output.pointee.codecpar, input.pointee.codecpar), "copying stream \(input.pointee.index)", file: file, status: .ioError)
+        try check(avcodec_parameters_copy(output.pointee.codecpar, input.pointee.codecpar), OutputError.call("copying stream \(input.pointee.index)", file: file))
         output.pointee.codecpar.pointee.codec_tag = 0
         output.pointee.time_base = input.pointee.time_base
         output.pointee.disposition = input.pointee.disposition
@@ -156,7 +156,7 @@ final class MarkedOutput {
             return preferred
         }
         let blendable = supported.isEmpty ? [AV_PIX_FMT_YUV420P] : supported.filter { PlanarYUVLayout($0) != nil }
-        guard !blendable.isEmpty else { throw VideoWMError(.usage, "the \(encoder.name) encoder takes no planar YUV format") }
+        guard !blendable.isEmpty else { throw EncoderError(encoder: encoder.name, problem: .noBlendablePixelFormat) }
         var list = blendable + [AV_PIX_FMT_NONE]
         let best = avcodec_find_best_pix_fmt_of_list(&list, decoded, 0, nil)
         return best == AV_PIX_FMT_NONE ? blendable[0] : best
@@ -253,7 +253,7 @@ final class MarkedOutput {
         var frame = timed.frame
         if !exclusive {
             scratchFrame.unref()
-            try check(av_frame_ref(scratchFrame.pointer, timed.frame.pointer), "referencing a frame", file: target, status: .ioError)
+            try check(av_frame_ref(scratchFrame.pointer, timed.frame.pointer), OutputError.call("referencing a frame", file: target))
             frame = scratchFrame
         }
         defer { if !exclusive { scratchFrame.unref() } }
@@ -279,7 +279,7 @@ final class MarkedOutput {
         }
         guard let outIndex = streamMap[index] else { return }
         scratchPacket.unref()
-        try check(av_packet_ref(scratchPacket.pointer, packet.pointer), "referencing a packet", file: target, status: .ioError)
+        try check(av_packet_ref(scratchPacket.pointer, packet.pointer), OutputError.call("referencing a packet", file: target))
         let outStream = muxer.context.pointee.streams[outIndex]!
         av_packet_rescale_ts(scratchPacket.pointer, source.input.stream(index).pointee.time_base, outStream.pointee.time_base)
         scratchPacket.pointer.pointee.stream_index = Int32(outIndex)

@@ -36,7 +36,7 @@ final class SubtitleTranscoder {
         if let header = dec.subtitle_header, dec.subtitle_header_size > 0 {
             let size = Int(dec.subtitle_header_size)
             guard let copy = av_mallocz(size + 1)?.assumingMemoryBound(to: UInt8.self) else {
-                throw VideoWMError(.ioError, "out of memory setting up subtitles")
+                throw ResourceError.memory("setting up subtitles")
             }
             copy.update(from: header, count: size)
             enc.pointee.subtitle_header = copy  // freed with the encoder's context
@@ -65,10 +65,10 @@ final class SubtitleTranscoder {
         let size = buffer.withUnsafeMutableBufferPointer {
             avcodec_encode_subtitle(encoder.context, $0.baseAddress, Int32($0.count), &subtitle)
         }
-        try check(size, "converting subtitles", file: file, status: .dataError)
+        try check(size, MediaError.call("converting subtitles", file: file))
         guard size > 0 else { return }
         packet.unref()
-        try check(av_new_packet(packet.pointer, size), "converting subtitles", file: file, status: .ioError)
+        try check(av_new_packet(packet.pointer, size), OutputError.call("converting subtitles", file: file))
         buffer.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: Int(size)) }
         let timeBase = outputStream.pointee.time_base
         packet.pointer.pointee.pts = av_rescale_q(start, microseconds, timeBase)

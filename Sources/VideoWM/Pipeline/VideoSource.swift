@@ -40,17 +40,17 @@ final class VideoSource {
 
     init(path: String, threads: Int, damagePolicy: DamagePolicy) throws {
         input = try InputFile(path: path)
-        guard let index = input.bestVideoStreamIndex() else { throw VideoWMError.corrupt(path, "has no video stream") }
+        guard let index = input.bestVideoStreamIndex() else { throw MediaError(file: path, detail: "has no video stream") }
         videoIndex = index
         let stream = input.stream(index)
         decoder = try Decoder(stream: stream, file: path, threads: threads)
         rotation = Self.displayRotation(of: stream)
         clock = FrameClock(timeBaseNumerator: stream.pointee.time_base.num, timeBaseDenominator: stream.pointee.time_base.den)
         self.damagePolicy = damagePolicy
-        guard width > 0, height > 0 else { throw VideoWMError.corrupt(path, "the video stream has no picture size") }
+        guard width > 0, height > 0 else { throw MediaError(file: path, detail: "the video stream has no picture size") }
         // Refused before any frame is decoded, so a hostile header cannot make us allocate gigabytes.
         guard width <= Self.maximumSide, height <= Self.maximumSide, width * height <= Self.maximumPixels else {
-            throw VideoWMError.corrupt(path, "declares \(width)×\(height) video, over the limit of \(Self.maximumSide) a side and \(Self.maximumPixels / 1_000_000) megapixels")
+            throw MediaError(file: path, detail: "declares \(width)×\(height) video, over the limit of \(Self.maximumSide) a side and \(Self.maximumPixels / 1_000_000) megapixels")
         }
     }
 
@@ -93,31 +93,30 @@ final class VideoSource {
     }
 
     private func decode(_ packet: Packet?, into frame: Frame, onFrame: (TimedFrame) throws -> Void) throws {
-        do {
-            _ = try decoder.send(packet)
-        } catch let error as VideoWMError where error.status == .dataError {
-            try recordDamage(error)
+        if case .damaged(let damage) = try decoder.send(packet) {
+            try recordDamage(damage)
         }
         while true {
-            let step: CodecStep
-            do {
-                step = try decoder.receive(into: frame)
-            } catch let error as VideoWMError where error.status == .dataError {
-                try recordDamage(error)
+            switch try decoder.receive(into: frame) {
+            case .frame: break
+            case .needsInput, .endOfStream: return
+            case .damaged(let damage):
+                try recordDamage(damage)
                 continue
             }
-            guard step == .produced else { return }
             defer { frame.unref() }
             if frame.pointer.pointee.decode_error_flags != 0 || frame.pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 {
-                try recordDamage(VideoWMError.corrupt(path, "frame \(framesDecoded) is damaged"))
+                try recordDamage(MediaError(file: path, detail: "frame \(framesDecoded) is damaged"))
             }
             try onFrame(timed(frame))
         }
     }
 
-    private func recordDamage(_ error: VideoWMError) throws {
+    private func recordDamage(_ damage: MediaError) throws {
         damagedPackets += 1
-        if damagePolicy == .fail { throw VideoWMError.corrupt(path, "damaged data (\(error.message)); stopped (--errors fail)") }
+        if damagePolicy == .fail {
+            throw MediaError(file: path, detail: "damaged data (\(damage)); stopped (--errors fail)", code: damage.code)
+        }
     }
 
     /// Each frame's own best-effort timestamp, never a counter: B-frames, variable frame

@@ -77,10 +77,9 @@ public enum ContactSheet {
         let locator = try VideoFrameLocator(path: video)
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [video])
         guard let duration = locator.durationSeconds else {
-            throw VideoWMError.corrupt(video, "its duration is unknown, so frames cannot be spread over it")
+            throw MediaError(file: video, detail: "its duration is unknown, so frames cannot be spread over it")
         }
-        let fonts: FontLibrary
-        do { fonts = try FontLibrary() } catch { throw VideoWMError(.dataError, "cannot start FreeType: \(error)") }
+        let fonts = try TextEngineError.fontLibrary()
 
         var sheet: StraightRGBAImage?
         var layout: Layout?
@@ -105,7 +104,7 @@ public enum ContactSheet {
                 canvas.blend(PreparedMark(sprite: rendered.sprite), atX: origin.x - box.x, y: labelTop - box.y, opacity: 255)
             }
         }
-        guard let sheet else { throw VideoWMError.corrupt(video, "no frame could be decoded") }
+        guard let sheet else { throw MediaError(file: video, detail: "no frame could be decoded") }
         try StillImageWriter.write(sheet, into: destination)
     }
 }

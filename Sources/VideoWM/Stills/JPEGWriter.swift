@@ -56,7 +56,8 @@ enum JPEGWriter {
         defer { free(out) }
         guard code == 0, let out else {
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw VideoWMError.writeFailed(path, "libjpeg: \(reason.isEmpty ? "out of memory" : reason)")
+            if reason.isEmpty { throw ResourceError.memory("encoding \(path) with libjpeg") }
+            throw OutputError(file: path, stage: .writing, detail: "libjpeg: \(reason)")
         }
         return Array(UnsafeBufferPointer(start: out, count: length))
     }

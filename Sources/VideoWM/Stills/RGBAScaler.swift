@@ -19,7 +19,7 @@ final class RGBAScaler {
         guard let ctx = sws_getContext(f.width, f.height, frame.pixelFormat, Int32(width), Int32(height), AV_PIX_FMT_RGBA,
                                        SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil) else {
             let name = av_get_pix_fmt_name(frame.pixelFormat).map { String(cString: $0) } ?? "unknown"
-            throw VideoWMError.corrupt(file, "cannot convert \(name) pictures to RGBA")
+            throw MediaError(file: file, detail: "cannot convert \(name) pictures to RGBA")
         }
         context = ctx
         let coefficients = sws_getCoefficients(swsMatrix(for: f.colorspace, height: frame.height))
@@ -41,7 +41,7 @@ final class RGBAScaler {
             let targetPlanes: [UnsafeMutablePointer<UInt8>?] = [buffer.baseAddress, nil, nil, nil]
             return sws_scale(context, sourcePlanes, sourceStrides, 0, f.height, targetPlanes, targetStrides)
         }
-        try check(code, "converting pixels", file: file, status: .dataError)
+        try check(code, MediaError.call("converting pixels", file: file))
         return StraightRGBAImage(width: targetWidth, height: targetHeight, pixels: pixels)
     }
 }

@@ -25,10 +25,11 @@ enum StillImageReader {
         var iccProfile: [UInt8]?
     }
 
-    /// Decodes the image at `path`, a file or an http(s) URL (fetched with a time limit, see `RemoteImage`).
-    static func read(path: String) throws -> Decoded {
+    /// Decodes the image at `path`, a file or an http(s) URL (fetched with a time limit, see
+    /// `RemoteImage`). Errors name the file `name` (by default the path).
+    static func read(path: String, name: String? = nil) throws -> Decoded {
         if RemoteImage.isURL(path) { return try RemoteImage.read(url: path) }
-        return try rgba(from: decodeFrame(path: path))
+        return try rgba(from: decodeFrame(path: path, name: name))
     }
 
     /// A decoded frame converted to straight RGBA.
@@ -52,22 +53,23 @@ enum StillImageReader {
     }
 
     /// Decodes a local still to a frame in the decoder's pixel format, with its orientation tag and colour profile.
-    static func decodeFrame(path: String) throws -> DecodedFrame {
+    static func decodeFrame(path: String, name: String? = nil) throws -> DecodedFrame {
+        let name = name ?? path
         // FFmpeg's probing decodes a PNG to learn its size: refuse an absurd header before that.
         if let declared = ImageHeader.declaredSize(ofFileAt: path) {
-            try checkSize(width: declared.width, height: declared.height, path: path)
+            try checkSize(width: declared.width, height: declared.height, path: name)
         }
         if let jpeg = JPEGReader.decodeFrame(contentsOf: path) { return jpeg }
-        let input = try InputFile(path: path)
+        let input = try InputFile(path: path, name: name)
         guard input.streamCount > 0, let stream = (0..<input.streamCount).lazy.map(input.stream).first(where: {
             $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
         }) else {
-            throw VideoWMError.corrupt(path, "not an image")
+            throw MediaError(file: name, detail: "not an image")
         }
         let par = stream.pointee.codecpar.pointee
         let width = Int(par.width), height = Int(par.height)
-        try checkSize(width: width, height: height, path: path)
-        let decoder = try Decoder(stream: stream, file: path, threads: 1)
+        try checkSize(width: width, height: height, path: name)
+        let decoder = try Decoder(stream: stream, file: name, threads: 1)
         // A truncated JPEG otherwise decodes "successfully" with a grey lower part; explode
         // makes the decoders report damaged data, so a broken photo is an error, not a stamp.
         decoder.context.pointee.err_recognition |= AV_EF_EXPLODE
@@ -77,14 +79,14 @@ enum StillImageReader {
         readLoop: while try input.read(into: packet) {
             defer { packet.unref() }
             guard packet.streamIndex == Int(stream.pointee.index) else { continue }
-            _ = try decoder.send(packet)
-            if try decoder.receive(into: frame) == .produced { gotFrame = true; break readLoop }
+            if case .damaged(let error) = try decoder.send(packet) { throw error }
+            if try receiveOrThrow(decoder, into: frame) { gotFrame = true; break readLoop }
         }
         if !gotFrame {
-            _ = try decoder.send(nil)
-            gotFrame = try decoder.receive(into: frame) == .produced
+            if case .damaged(let error) = try decoder.send(nil) { throw error }
+            gotFrame = try receiveOrThrow(decoder, into: frame)
         }
-        guard gotFrame, frame.width > 0, frame.height > 0 else { throw VideoWMError.corrupt(path, "no picture could be decoded") }
+        guard gotFrame, frame.width > 0, frame.height > 0 else { throw MediaError(file: name, detail: "no picture could be decoded") }
         var orientation: Int?
         // FFmpeg prints EXIF shorts right-aligned ("    6"), so the spaces must go before parsing.
         if let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
@@ -98,11 +100,20 @@ enum StillImageReader {
         return DecodedFrame(frame: frame, exifOrientation: orientation, iccProfile: iccProfile)
     }
 
+    /// Whether a frame came out; damage is an error (a still has nothing to conceal it with).
+    private static func receiveOrThrow(_ decoder: Decoder, into frame: Frame) throws -> Bool {
+        switch try decoder.receive(into: frame) {
+        case .frame: return true
+        case .needsInput, .endOfStream: return false
+        case .damaged(let error): throw error
+        }
+    }
+
     /// Refuses a picture without a size or larger than `maximumSide` a side or `maximumPixels` in all.
     static func checkSize(width: Int, height: Int, path: String) throws {
-        guard width > 0, height > 0 else { throw VideoWMError.corrupt(path, "not an image (no size in its header)") }
+        guard width > 0, height > 0 else { throw MediaError(file: path, detail: "not an image (no size in its header)") }
         guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
-            throw VideoWMError.corrupt(path, "declares \(width)×\(height) pixels, over the limit of \(maximumSide) a side and \(maximumPixels / 1_000_000) megapixels")
+            throw MediaError(file: path, detail: "declares \(width)×\(height) pixels, over the limit of \(maximumSide) a side and \(maximumPixels / 1_000_000) megapixels")
         }
     }
 }

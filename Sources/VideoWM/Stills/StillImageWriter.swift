@@ -36,7 +36,7 @@ enum StillImageWriter {
 
     static func checkFormat(_ path: String) throws -> Format {
         guard let format = Format(path: path) else {
-            throw VideoWMError.usage("\(path): unknown image format (use .png, .jpg or .webp)")
+            throw RequestError(subject: path, problem: "unknown image format (use .png, .jpg or .webp)")
         }
         return format
     }
@@ -90,7 +90,7 @@ enum StillImageWriter {
     private static func attachColorProfile(_ profile: [UInt8]?, to frame: Frame, path: String) throws {
         guard let profile, !profile.isEmpty, av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE) == nil else { return }
         guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
-            throw VideoWMError.writeFailed(path, "out of memory attaching the colour profile")
+            throw ResourceError.memory("attaching the colour profile")
         }
         side.pointee.data.update(from: profile, count: profile.count)
     }
@@ -105,7 +105,7 @@ enum StillImageWriter {
             bytes.append(contentsOf: UnsafeBufferPointer(start: p.data, count: Int(p.size)))
             packet.unref()
         }
-        guard !bytes.isEmpty else { throw VideoWMError.writeFailed(path, "the \(encoder.name) encoder produced nothing") }
+        guard !bytes.isEmpty else { throw OutputError(file: path, stage: .writing, detail: "the \(encoder.name) encoder produced nothing") }
         return bytes
     }
 
@@ -113,14 +113,14 @@ enum StillImageWriter {
     static func write(bytes: [UInt8], into output: AtomicOutput) throws {
         let path = output.target
         guard let handle = FileHandle(forWritingAtPath: output.temporaryPath) else {
-            throw VideoWMError.cannotCreate(path, "cannot open the temporary file")
+            throw OutputError(file: path, stage: .creating, detail: "cannot open the temporary file")
         }
         do {
             try handle.write(contentsOf: bytes)
             try handle.close()
         } catch {
             try? handle.close()
-            throw VideoWMError.writeFailed(path, "\(error.localizedDescription)")
+            throw OutputError(file: path, stage: .writing, detail: error.localizedDescription)
         }
         try Interruption.throwIfRequested()
         try output.commit()

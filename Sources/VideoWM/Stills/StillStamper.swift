@@ -53,7 +53,7 @@ public final class StillStamper {
         var image: StraightRGBAImage
         (image, iccProfile) = try Self.readUpright(input, decoded: decoded)
         let compositor = try compositor(width: image.width, height: image.height)
-        try mapOverlayErrors { try image.withCanvas { canvas in try compositor.composite(onto: canvas, at: time) } }
+        try LayerError.rethrowing { try image.withCanvas { canvas in try compositor.composite(onto: canvas, at: time) } }
         try StillImageWriter.write(image, to: output, overwrite: overwrite, inputs: [input],
                                    settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile))
     }
@@ -72,9 +72,9 @@ public final class StillStamper {
         let frame = decoded.frame
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [input])
         let compositor = try compositor(width: frame.width, height: frame.height)
-        try check(av_frame_make_writable(frame.pointer), "preparing the picture", file: input, status: .ioError)
+        try check(av_frame_make_writable(frame.pointer), OutputError.call("preparing the picture", file: input))
         let canvas = planarCanvas(for: frame.pointer, layout: PlanarYUVLayout(frame.pixelFormat)!, width: frame.width, height: frame.height)
-        try mapOverlayErrors { try compositor.composite(onto: canvas, at: time) }
+        try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time) }
         let bytes = try JPEGWriter.encode(ycbcr: frame, quality: quality, iccProfile: decoded.iccProfile, path: output)
         try StillImageWriter.write(bytes: bytes, into: destination)
     }
@@ -114,8 +114,7 @@ public final class StillStamper {
         if let current, current.width == width, current.height == height { return current.compositor }
         current = nil  // release the previous size's prepared marks first
         heldWarnings = heldWarnings.map { _ in [] }  // and what preparing them had to say
-        let fonts: FontLibrary
-        do { fonts = try FontLibrary() } catch { throw VideoWMError(.dataError, "cannot start FreeType: \(error)") }
+        let fonts = try TextEngineError.fontLibrary()
         let compositor = Compositor(layers: layers, fonts: fonts, warn: { [unowned self] message in
             // The same warning (an upscaled logo, a substituted font) is said once per run, not once per size.
             warnOnce(message)
@@ -149,7 +148,7 @@ private final class EarlyPreparation: @unchecked Sendable {
     /// Waits for the thread; a preparation error is thrown as composing would have thrown it.
     func finish() throws {
         waitUntilDone()
-        if let failure { try mapOverlayErrors { throw failure } }
+        if let failure { try LayerError.rethrowing { throw failure } }
     }
 
     func waitUntilDone() {

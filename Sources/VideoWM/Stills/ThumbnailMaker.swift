@@ -13,7 +13,7 @@ public enum ThumbnailMaker {
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [video])
         let located = try locator.frame(at: PresentationTime(seconds: seconds))
         if located.isLast, let duration = locator.durationSeconds, seconds > duration + 0.5 {
-            throw VideoWMError.usage("--at \(seconds): \(video) lasts only \(String(format: "%.3f", duration)) s")
+            throw RequestError(subject: "--at \(seconds)", problem: "\(video) lasts only \(String(format: "%.3f", duration)) s")
         }
         let image = try MarkedStill.upright(located, rotation: locator.rotation, compositor: compositor, file: video)
         try StillImageWriter.write(image, into: destination, settings: StillImageWriter.Settings(quality: quality))

@@ -58,16 +58,16 @@ final class VideoFrameLocator {
             : input.durationSeconds
         packet = try Packet()
         let first = try Frame()
-        guard try nextFrame(into: first) else { throw VideoWMError.corrupt(path, "no frame could be decoded") }
+        guard try nextFrame(into: first) else { throw MediaError(file: path, detail: "no frame could be decoded") }
         firstTimestamp = Self.timestamp(of: first)
     }
 
     private static func open(_ path: String) throws -> (InputFile, Decoder, Int) {
         let input = try InputFile(path: path)
-        guard let index = input.bestVideoStreamIndex() else { throw VideoWMError.corrupt(path, "has no video stream") }
+        guard let index = input.bestVideoStreamIndex() else { throw MediaError(file: path, detail: "has no video stream") }
         let decoder = try Decoder(stream: input.stream(index), file: path)
         guard decoder.context.pointee.width > 0, decoder.context.pointee.height > 0 else {
-            throw VideoWMError.corrupt(path, "the video stream has no picture size")
+            throw MediaError(file: path, detail: "the video stream has no picture size")
         }
         return (input, decoder, index)
     }
@@ -170,7 +170,7 @@ final class VideoFrameLocator {
             shown = (frame, t)
             frame = try Frame()
         }
-        guard let shown else { throw VideoWMError.corrupt(path, "no frame could be decoded") }
+        guard let shown else { throw MediaError(file: path, detail: "no frame could be decoded") }
         return Located(frame: shown.frame, time: shown.time, isLast: !reachedLaterFrame)
     }
 
@@ -178,17 +178,13 @@ final class VideoFrameLocator {
     /// packets are concealed by the decoder, as `transcode` does by default.
     private func nextFrame(into frame: Frame) throws -> Bool {
         while true {
-            let step: CodecStep
-            do {
-                step = try decoder.receive(into: frame)
-            } catch let error as VideoWMError where error.status == .dataError {
-                continue
-            }
-            switch step {
-            case .produced:
+            switch try decoder.receive(into: frame) {
+            case .frame:
                 return true
             case .endOfStream:
                 return false
+            case .damaged:
+                continue
             case .needsInput:
                 if draining { return false }
             }
@@ -196,11 +192,7 @@ final class VideoFrameLocator {
             if try input.read(into: packet) {
                 defer { packet.unref() }
                 guard packet.streamIndex == streamIndex else { continue }
-                do {
-                    _ = try decoder.send(packet)
-                } catch let error as VideoWMError where error.status == .dataError {
-                    continue
-                }
+                _ = try decoder.send(packet)  // damage is concealed
             } else {
                 draining = true
                 _ = try decoder.send(nil)

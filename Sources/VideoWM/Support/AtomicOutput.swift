@@ -22,9 +22,9 @@ final class AtomicOutput {
         let folder = directory.isEmpty ? "." : directory
         var dirInfo = stat()
         guard stat(folder, &dirInfo) == 0, (dirInfo.st_mode & S_IFMT) == S_IFDIR else {
-            throw VideoWMError.cannotCreate(target, "the folder \(folder) does not exist")
+            throw OutputError(file: target, stage: .creating, detail: "the folder \(folder) does not exist")
         }
-        guard access(folder, W_OK) == 0 else { throw VideoWMError.cannotCreate(target, "the folder \(folder) is not writable") }
+        guard access(folder, W_OK) == 0 else { throw OutputError(file: target, stage: .creating, detail: "the folder \(folder) is not writable") }
         var targetInfo = stat()
         if lstat(target, &targetInfo) == 0 || stat(target, &targetInfo) == 0 {
             var resolved = stat()
@@ -32,15 +32,13 @@ final class AtomicOutput {
             for input in inputs {
                 var inputInfo = stat()
                 if exists, stat(input, &inputInfo) == 0, inputInfo.st_dev == resolved.st_dev, inputInfo.st_ino == resolved.st_ino {
-                    throw VideoWMError.cannotCreate(target, "is the input file \(input); choose another output")
+                    throw OutputError(file: target, stage: .creating, detail: "is the input file \(input); choose another output")
                 }
             }
             if exists && (resolved.st_mode & S_IFMT) == S_IFDIR {
-                throw VideoWMError.cannotCreate(target, "is a folder")
+                throw OutputError(file: target, stage: .creating, detail: "is a folder")
             }
-            if !overwrite {
-                throw VideoWMError.cannotCreate(target, "already exists (use -y to replace it)")
-            }
+            if !overwrite { throw OutputError.exists(target) }
         }
         let name = (target as NSString).lastPathComponent
         let ext = (name as NSString).pathExtension
@@ -48,7 +46,7 @@ final class AtomicOutput {
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         temporaryPath = (folder as NSString).appendingPathComponent(".\(name).\(random).videowm-partial" + (ext.isEmpty ? "" : ".\(ext)"))
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw VideoWMError.cannotCreate(target, "cannot create a file in \(folder): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw OutputError(file: target, stage: .creating, detail: "cannot create a file in \(folder)", code: ErrorCode(errno: errno)) }
         close(fd)
         TemporaryFiles.register(temporaryPath)
     }
@@ -66,21 +64,21 @@ final class AtomicOutput {
     /// Flushes the finished temporary file to disk and moves it to the target.
     func commit() throws {
         let fd = open(temporaryPath, O_RDONLY)
-        guard fd >= 0 else { throw VideoWMError.writeFailed(target, "the finished temporary file vanished") }
+        guard fd >= 0 else { throw OutputError(file: target, stage: .writing, detail: "the finished temporary file vanished") }
         let synced = fsync(fd)
         let syncError = errno
         close(fd)
-        guard synced == 0 else { throw VideoWMError.writeFailed(target, "flushing to disk failed: \(String(cString: strerror(syncError)))") }
+        guard synced == 0 else { throw OutputError(file: target, stage: .writing, operation: "flushing to disk", code: ErrorCode(errno: syncError)) }
         if overwrite {
             guard rename(temporaryPath, target) == 0 else {
-                throw VideoWMError.writeFailed(target, "moving the finished file into place failed: \(String(cString: strerror(errno)))")
+                throw OutputError(file: target, stage: .writing, operation: "moving the finished file into place", code: ErrorCode(errno: errno))
             }
         } else {
             // link() fails if the target appeared meanwhile, so an existing file is never replaced.
             guard link(temporaryPath, target) == 0 else {
                 let e = errno
-                if e == EEXIST { throw VideoWMError.cannotCreate(target, "already exists (use -y to replace it)") }
-                throw VideoWMError.writeFailed(target, "moving the finished file into place failed: \(String(cString: strerror(e)))")
+                if e == EEXIST { throw OutputError.exists(target) }
+                throw OutputError(file: target, stage: .writing, operation: "moving the finished file into place", code: ErrorCode(errno: e))
             }
             unlink(temporaryPath)
         }

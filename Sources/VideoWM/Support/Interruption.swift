@@ -32,7 +32,7 @@ public enum Interruption {
 
     /// Throws the "interrupted" error (exit 130) once a signal has arrived.
     public static func throwIfRequested() throws {
-        if isRequested { throw VideoWMError.interrupted }
+        if isRequested { throw InterruptedError() }
     }
 }
 

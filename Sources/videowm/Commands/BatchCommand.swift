@@ -84,7 +84,10 @@ struct BatchCommand: ToolCommand {
             throw error
         }
         display.finish(summary.progress)
-        if let worst = summary.worstFailure { throw CommandFailures(status: worst) }
+        // The gravest failure of the rows decides the exit status; each has had its line.
+        if let worst = summary.failures.max(by: { exitStatus(for: $0) < exitStatus(for: $1) }) {
+            throw CommandFailures(exitsAs: worst)
+        }
     }
 }
 
@@ -115,7 +118,7 @@ final class BatchProgressDisplay {
         }
         if let error = result.error {
             clearBar()
-            console.error("row \(row.number): \(error.message)")
+            console.error("row \(row.number): \(errorLine(for: error))")
         } else if mode != .bar && (result.status == .done || console.verbosity == .verbose) {
             console.info(result.status == .done
                 ? "row \(row.number): \(row.output) done in \(String(format: "%.1f", result.seconds)) s"

@@ -52,10 +52,10 @@ struct StampCommand: ToolCommand {
         let directory = self.directory!
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
-            throw VideoWMError(.cannotCreate, "\(directory): no such folder")
+            throw OutputError(file: directory, stage: .creating, detail: "no such folder")
         }
         // Many inputs: one at a time (memory bounded by one image); a failure is reported and the rest carry on.
-        var worst: ExitStatus?
+        var firstFailure: (any Error)?
         var inputByTarget: [String: String] = [:]
         for input in inputs {
             try Interruption.throwIfRequested()
@@ -63,20 +63,18 @@ struct StampCommand: ToolCommand {
             do {
                 // Two inputs with one name (a/x.jpg, b/x.jpg) must not overwrite each other's output, even with -y.
                 if let earlier = inputByTarget[target] {
-                    throw VideoWMError(.cannotCreate, "\(target): also the output for \(earlier); \(input) skipped (rename one of them)")
+                    throw OutputError(file: target, stage: .creating, detail: "also the output for \(earlier); \(input) skipped (rename one of them)")
                 }
                 inputByTarget[target] = input
                 try stamper.stamp(input: input, output: target)
-            } catch let error as VideoWMError {
-                if error.status == .interrupted { throw error }
-                console.error(error.message)
-                worst = worst ?? error.status
+            } catch let error as InterruptedError {
+                throw error
             } catch {
-                console.error("\(input): \(error)")
-                worst = worst ?? .dataError
+                console.error(errorLine(for: error))
+                firstFailure = firstFailure ?? error
             }
         }
-        if let worst { throw CommandFailures(status: worst) }
+        if let firstFailure { throw CommandFailures(exitsAs: firstFailure) }
     }
 }
 

@@ -1,0 +1,85 @@
+/// A mistake in a watermark config: the file, the JSON path of the field
+/// (`watermarks[1].opacity`, `$` for the document as a whole) and what is wrong with it.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var path: String
+    public var problem: String
+
+    public init(file: String, path: String, problem: String) {
+        self.file = file
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String { "\(file): \(path): \(problem)" }
+}
+
+/// A mistake in a batch's CSV file, or in what one of its rows resolves to: the file, the
+/// line and row when the mistake has one, and what is wrong.
+public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// The file line (a quoted field may span several).
+    public var line: Int?
+    /// 1 for the first record after the header.
+    public var row: Int?
+    public var problem: String
+
+    public init(file: String, line: Int? = nil, row: Int? = nil, problem: String) {
+        self.file = file
+        self.line = line
+        self.row = row
+        self.problem = problem
+    }
+
+    public var description: String {
+        var place = file
+        if let line { place += ": line \(line)" + (row.map { " (row \($0))" } ?? "") }
+        return "\(place): \(problem)"
+    }
+}
+
+/// A job that cannot be done as asked: an option's value (`--at` past the end, a `--shard`
+/// that does not exist, an `--output` template), or an output name whose format is unknown.
+public struct RequestError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What the mistake is in: an option ("--shard"), a variable, a file name; nil when the
+    /// problem says it all.
+    public var subject: String?
+    public var problem: String
+
+    public init(subject: String?, problem: String) {
+        self.subject = subject
+        self.problem = problem
+    }
+
+    public var description: String { subject.map { "\($0): \(problem)" } ?? problem }
+}
+
+/// The process ran out of something the system gives.
+public struct ResourceError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Resource: Sendable, Equatable { case memory, threads, fileDescriptors }
+
+    public var resource: Resource
+    /// What was being done ("allocating a frame").
+    public var operation: String
+
+    public init(_ resource: Resource, _ operation: String) {
+        self.resource = resource
+        self.operation = operation
+    }
+
+    public static func memory(_ operation: String) -> ResourceError { ResourceError(.memory, operation) }
+
+    public var description: String {
+        switch resource {
+        case .memory: "out of memory \(operation)"
+        case .threads: "cannot start a thread \(operation)"
+        case .fileDescriptors: "too many open files \(operation)"
+        }
+    }
+}
+
+/// The run was interrupted (SIGINT, SIGTERM, SIGHUP); temporary files are removed on the way out.
+public struct InterruptedError: Error, Equatable, Sendable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "interrupted" }
+}
