@@ -4,14 +4,29 @@
 /// One instance per layer per job; not safe to share between threads (the cache mutates).
 public final class PreparedMark {
     public let sprite: Sprite
+    /// Where the mark's white lands on a PQ or HLG frame, in cd/m² (see `GraphicsWhiteMapping`).
+    public let graphicsWhiteNits: Double
     private var planarCache: [PlanarKey: PlanarMark] = [:]
+    private var signalCache: [FrameColorSpace: PremultipliedRGBAImage] = [:]
 
-    public init(sprite: Sprite) {
+    public init(sprite: Sprite, graphicsWhiteNits: Double = GraphicsWhiteMapping.defaultWhiteNits) {
         self.sprite = sprite
+        self.graphicsWhiteNits = graphicsWhiteNits
+    }
+
+    /// The sprite's pixels in the signal of a frame in `colorSpace`: the sprite itself for SDR.
+    func rgba(for colorSpace: FrameColorSpace) -> PremultipliedRGBAImage {
+        guard colorSpace.isHDR else { return sprite.image }
+        if let cached = signalCache[colorSpace] { return cached }
+        var signal = MarkSignal(mapping: GraphicsWhiteMapping(colorSpace: colorSpace, whiteNits: graphicsWhiteNits))
+        let made = signal.convert(sprite.image)
+        signalCache[colorSpace] = made
+        return made
     }
 
     struct PlanarKey: Hashable {
         var matrix: YUVColorMatrix
+        var colorSpace: FrameColorSpace = .sdr
         var bitDepth: Int
         var chromaShiftX: Int
         var chromaShiftY: Int
@@ -22,7 +37,8 @@ public final class PreparedMark {
 
     func planar(for key: PlanarKey) -> PlanarMark {
         if let cached = planarCache[key] { return cached }
-        let made = PlanarMark(image: sprite.image, key: key)
+        let made = PlanarMark(image: sprite.image, key: key,
+                              mapping: GraphicsWhiteMapping(colorSpace: key.colorSpace, whiteNits: graphicsWhiteNits))
         planarCache[key] = made
         return made
     }
@@ -51,7 +67,7 @@ struct PlanarMark {
     var lumaSpans: CoverageSpans
     var chromaSpans: CoverageSpans
 
-    init(image: PremultipliedRGBAImage, key: PreparedMark.PlanarKey) {
+    init(image: PremultipliedRGBAImage, key: PreparedMark.PlanarKey, mapping: GraphicsWhiteMapping) {
         width = image.width
         height = image.height
         let count = width * height
@@ -60,6 +76,7 @@ struct PlanarMark {
         var v = [Float](repeating: 0, count: count)
         var alpha = [UInt8](repeating: 0, count: count)
         let k = key.matrix.linearCoefficients(bitDepth: key.bitDepth)
+        var signal = MarkSignal(mapping: mapping)
         // A premultiplied sample is at most α·max: full-range chroma of a saturated blue or
         // red comes to max + ½ and would round past the sample's range.
         let maxValue = Float((1 << key.bitDepth) - 1)
@@ -75,7 +92,7 @@ struct PlanarMark {
                                 let a = p[i * 4 + 3]
                                 alpha[i] = a
                                 if a == 0 { continue }
-                                let px = SIMD4<Float>(Float(p[i * 4]), Float(p[i * 4 + 1]), Float(p[i * 4 + 2]), Float(a))
+                                let px = signal.premultipliedSignal(red: p[i * 4], green: p[i * 4 + 1], blue: p[i * 4 + 2], alpha: a)
                                 y[i] = clamped((px * k.y).sum(), alpha: a)
                                 u[i] = (px * k.u).sum()
                                 v[i] = (px * k.v).sum()
