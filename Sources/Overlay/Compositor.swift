@@ -1,116 +1,12 @@
 import Animation
 
-/// What one layer draws, once placeholders are filled in. Sizes are fractions of the
-/// frame's short side (display orientation), so one layer looks alike on every frame size.
-public struct LayerSpec: Sendable {
-    public enum Content: Sendable {
-        case text(String)
-        /// A decoded logo; `name` (its path or URL) is used in messages.
-        case image(StraightRGBAImage, name: String)
-    }
-
-    public struct Outline: Equatable, Sendable {
-        public var widthFraction: Double
-        public var color: RGBAColor
-        public init(widthFraction: Double, color: RGBAColor) { self.widthFraction = widthFraction; self.color = color }
-    }
-
-    public struct Shadow: Equatable, Sendable {
-        public var offsetXFraction: Double
-        public var offsetYFraction: Double
-        public var blurFraction: Double
-        public var color: RGBAColor
-        public init(offsetXFraction: Double, offsetYFraction: Double, blurFraction: Double, color: RGBAColor) {
-            self.offsetXFraction = offsetXFraction
-            self.offsetYFraction = offsetYFraction
-            self.blurFraction = blurFraction
-            self.color = color
-        }
-    }
-
-    public struct Box: Equatable, Sendable {
-        public var color: RGBAColor
-        public var paddingFraction: Double
-        public var radiusFraction: Double
-        public init(color: RGBAColor, paddingFraction: Double, radiusFraction: Double) {
-            self.color = color
-            self.paddingFraction = paddingFraction
-            self.radiusFraction = radiusFraction
-        }
-    }
-
-    /// Where a layer was defined, so a failure can name it: for a config layer, the config
-    /// file and the layer's JSON path (`watermarks[2]`).
-    public struct Origin: Equatable, Sendable {
-        public var file: String
-        public var path: String
-        public init(file: String, path: String) { self.file = file; self.path = path }
-    }
-
-    public var content: Content
-    /// Text: cap height; image: the longer side.
-    public var sizeFraction: Double
-    public var font: FontSpec
-    public var color: RGBAColor
-    /// 0…1, multiplies the colour's (or image's) own alpha.
-    public var opacity: Double
-    public var insetFraction: Double
-    /// Text wider than this fraction of the frame width is shrunk to fit.
-    public var maxWidthFraction: Double
-    public var outline: Outline?
-    public var shadow: Shadow?
-    public var box: Box?
-    public var tile: TilePattern?
-    public var timeline: LayerTimeline
-    public var origin: Origin?
-
-    public init(content: Content, sizeFraction: Double, font: FontSpec = .family(FontLibrary.defaultFamily),
-                color: RGBAColor = .white, opacity: Double, insetFraction: Double = 0.03, maxWidthFraction: Double = 0.9,
-                outline: Outline? = nil, shadow: Shadow? = nil, box: Box? = nil, tile: TilePattern? = nil,
-                timeline: LayerTimeline, origin: Origin? = nil) {
-        self.content = content
-        self.sizeFraction = sizeFraction
-        self.font = font
-        self.color = color
-        self.opacity = opacity
-        self.insetFraction = insetFraction
-        self.maxWidthFraction = maxWidthFraction
-        self.outline = outline
-        self.shadow = shadow
-        self.box = box
-        self.tile = tile
-        self.timeline = timeline
-        self.origin = origin
-    }
-}
-
-/// A layer that could not be prepared: which one, and why (`underlying` is usually a
-/// `TextRenderingError`). Callers map it to their own messages and exit codes.
-public struct LayerPreparationError: Error, CustomStringConvertible {
-    /// The layer's position in `Compositor.layers`.
-    public var layerIndex: Int
-    /// Where the layer was defined, when its spec says.
-    public var origin: LayerSpec.Origin?
-    public var underlying: any Error
-
-    public init(layerIndex: Int, origin: LayerSpec.Origin?, underlying: any Error) {
-        self.layerIndex = layerIndex
-        self.origin = origin
-        self.underlying = underlying
-    }
-
-    public var description: String {
-        guard let origin else { return "layer \(layerIndex + 1): \(underlying)" }
-        return "\(origin.file): \(origin.path): \(underlying)"
-    }
-}
-
 /// Draws a job's layers onto frames.
 ///
 /// Expensive work happens once per frame geometry (size and rotation): text is shaped and
-/// rasterised, logos scaled, tiles laid out, opacity premultiplied. Per frame only the
-/// timelines are evaluated and the marks blended where they land, so a still and a video
-/// frame of the same size and time get identical marks.
+/// rasterised, logos scaled, tiles laid out, opacity premultiplied; an animated logo's frames
+/// are each scaled once, when first shown. Per frame only the timelines are evaluated and the
+/// marks blended where they land, so a still and a video frame of the same size and time get
+/// identical marks.
 ///
 /// One compositor per job and thread: it caches prepared marks and is not thread-safe.
 public final class Compositor {
@@ -119,12 +15,21 @@ public final class Compositor {
     /// outline, shadow and box, grows to this. `maxWidth` still wins, so the text stays in the frame.
     public static let minimumCapHeightPixels = 8.0
 
+    /// Which layer is drawn over which where they overlap.
+    public enum Stacking: Sendable {
+        /// Layers draw in order, so a later one covers an earlier one (videowm configs).
+        case laterOnTop
+        /// The first layer is on top (TPStreams: the SDK adds its labels in reverse order).
+        case earlierOnTop
+    }
+
     public let layers: [LayerSpec]
-    private let fonts: FontLibrary
+    public let stacking: Stacking
+    let fonts: FontLibrary
     private let warn: (String) -> Void
     private var prepared: [Geometry: [PreparedLayer]] = [:]
 
-    private struct Geometry: Hashable {
+    struct Geometry: Hashable {
         var storedWidth: Int
         var storedHeight: Int
         var rotation: DisplayRotation
@@ -136,18 +41,11 @@ public final class Compositor {
         }
     }
 
-    /// A layer ready for one geometry: the mark in storage orientation plus its display layout box.
-    private struct PreparedLayer {
-        var mark: PreparedMark
-        /// The mark's size as displayed (before it was turned and squeezed into storage).
-        var displayImageSize: (width: Int, height: Int)
-        var layoutBox: PixelRect
-        var isTiled: Bool
-    }
-
-    public init(layers: [LayerSpec], fonts: FontLibrary, warn: @escaping (String) -> Void = { _ in }) {
+    public init(layers: [LayerSpec], fonts: FontLibrary, stacking: Stacking = .laterOnTop,
+                warn: @escaping (String) -> Void = { _ in }) {
         self.layers = layers
         self.fonts = fonts
+        self.stacking = stacking
         self.warn = warn
     }
 
@@ -160,7 +58,7 @@ public final class Compositor {
         layers.contains { Self.opacityByte($0.timeline.state(at: time).opacity) > 0 }
     }
 
-    private static func opacityByte(_ opacity: Double) -> UInt8 {
+    static func opacityByte(_ opacity: Double) -> UInt8 {
         UInt8((min(max(opacity, 0), 1) * 255).rounded())
     }
 
@@ -196,23 +94,25 @@ public final class Compositor {
         let display = geometry.display
         let squareWidth = pixelAspect.squareWidth(ofStoredWidth: canvas.width)
         let shortSide = Double(min(display.width, display.height))
-        for (spec, layer) in zip(layers, layersForFrame) {
+        let pairs = zip(layers, layersForFrame)
+        for (spec, layer) in stacking == .laterOnTop ? Array(pairs) : pairs.reversed() {
             let state = spec.timeline.state(at: time)
             let opacity = Self.opacityByte(state.opacity)
-            guard opacity > 0 else { continue }
+            guard opacity > 0, !layer.isEmpty else { continue }
+            let mark = layer.mark(at: time)
             if layer.isTiled {
-                canvas.blend(layer.mark, atX: 0, y: 0, opacity: opacity)
+                canvas.blend(mark, atX: 0, y: 0, opacity: opacity)
                 continue
             }
             let origin = Placement.origin(boxWidth: layer.layoutBox.width, boxHeight: layer.layoutBox.height,
                                           frameWidth: display.width, frameHeight: display.height,
                                           insetPixels: spec.insetFraction * shortSide,
-                                          xPercent: state.xPercent, yPercent: state.yPercent)
+                                          xPercent: state.xPercent, yPercent: state.yPercent, convention: spec.convention)
             let displayRect = PixelRect(x: origin.x - layer.layoutBox.x, y: origin.y - layer.layoutBox.y,
                                         width: layer.displayImageSize.width, height: layer.displayImageSize.height)
             // Display → stored orientation (in square pixels) → stored pixels.
             let square = rotation.storedRect(ofDisplayRect: displayRect, storedWidth: squareWidth, storedHeight: canvas.height)
-            canvas.blend(layer.mark, atX: pixelAspect.storedX(ofSquareX: square.x), y: square.y, opacity: opacity)
+            canvas.blend(mark, atX: pixelAspect.storedX(ofSquareX: square.x), y: square.y, opacity: opacity)
         }
     }
 
@@ -227,72 +127,44 @@ public final class Compositor {
             } catch {
                 throw LayerPreparationError(layerIndex: index, origin: spec.origin, underlying: error)
             }
-            var image = sprite.image.scaled(byAlpha: UInt8((min(max(spec.opacity, 0), 1) * 255).rounded()))
-            var layoutBox = sprite.layoutBox
-            var isTiled = false
-            if let tile = spec.tile {
-                let tiled = tile.renderCoveringFrame(tile: image, frameWidth: display.width, frameHeight: display.height)
-                if !tiled.coversFrame {
-                    warn("\(Self.name(of: spec, index: index)): the tiled mark has transparent areas of its own wide enough to leave parts of a \(display.width)×\(display.height) frame clean, even with no gap between marks")
+            var finished = finish(sprite, spec: spec, geometry: geometry)
+            if finished.isTiled, let tiling = finished.tiling, !tiling.coversFrame {
+                warn("\(Self.name(of: spec, index: index)): \(Self.tileWarning(tiling, spec: spec, display: display))")
+            }
+            if case .animatedImage(let animation, let name) = spec.content, animation.frames.count > 1 {
+                if finished.isTiled {
+                    warn("\(Self.name(of: spec, index: index)): image \(name) is animated, but a tiled layer shows only its first frame")
+                } else {
+                    // Later frames are scaled when first shown; the first frame's sprite gave the warnings.
+                    finished.frames = PreparedFrames(count: animation.frames.count, first: finished.frames.first, loop: animation.loop) {
+                        [unowned self] frameIndex in
+                        let sprite = self.imageSprite(spec, frame: animation.frames[frameIndex], name: name,
+                                                      displayWidth: display.width, displayHeight: display.height, warn: { _ in })
+                        return self.finish(sprite, spec: spec, geometry: geometry).frames.first
+                    }
                 }
-                image = tiled.image
-                layoutBox = PixelRect(x: 0, y: 0, width: display.width, height: display.height)
-                isTiled = true
             }
-            let displayImageSize = (image.width, image.height)
-            var stored = image.rotated(clockwiseQuarterTurns: 4 - geometry.rotation.clockwiseQuarterTurns)
-            if !geometry.pixelAspect.isSquare {
-                // Squeeze into non-square stored pixels; a frame-sized tile must fill the stored width exactly.
-                let width = isTiled ? geometry.storedWidth : max(1, geometry.pixelAspect.storedX(ofSquareX: stored.width))
-                stored = stored.resized(width: width, height: stored.height)
-            }
-            result.append(PreparedLayer(mark: PreparedMark(sprite: Sprite(image: stored, layoutBox: layoutBox)),
-                                        displayImageSize: displayImageSize, layoutBox: layoutBox, isTiled: isTiled))
+            result.append(finished)
         }
         prepared[geometry] = result
         return result
     }
 
-    /// How warnings name a layer: its config origin, else its position.
-    private static func name(of spec: LayerSpec, index: Int) -> String {
-        spec.origin.map { "\($0.file): \($0.path)" } ?? "layer \(index + 1)"
+    /// The warning for a tiled pattern that leaves a clean square wider than the limit.
+    private static func tileWarning(_ tiling: TilePattern.Rendering, spec: LayerSpec, display: (width: Int, height: Int)) -> String {
+        let shortSide = Double(min(display.width, display.height))
+        let size = "\(tiling.largestCleanSquarePixels) px (\(String(format2: Double(tiling.largestCleanSquarePixels) / shortSide)) of the short side)"
+        let frame = "\(display.width)×\(display.height) frame"
+        let limit = "\(String(format2: TilePattern.cleanSquareFraction)) of the short side (\(tiling.cleanSquareLimitPixels) px)"
+        if spec.tile?.isDense ?? true {
+            return "the tiled mark has transparent areas of its own that leave a clean square \(size) wide on a \(frame), even with no gap between marks; wider than \(limit)"
+        }
+        return "tile spacing \(String(format2: spec.tile?.gapFraction ?? 0)) leaves clean squares up to \(size) wide on a \(frame), wider than \(limit): unmarked detail there could be cut out"
     }
 
-    /// The untiled mark of one layer for a frame of this display size (internal for the tiling tests).
-    func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int, warn: (String) -> Void) throws -> Sprite {
-        let shortSide = Double(min(displayWidth, displayHeight))
-        switch spec.content {
-        case .text(let text):
-            let requestedCap = spec.sizeFraction * shortSide
-            // Below the legible minimum everything grows by one factor, so the mark keeps its proportions.
-            let grow = requestedCap.isFinite && requestedCap > 0 ? max(1, Self.minimumCapHeightPixels / requestedCap) : 1
-            let length = shortSide * grow
-            let style = TextStyle(
-                text: text, font: spec.font, capHeightPixels: requestedCap * grow, color: spec.color,
-                maxWidthPixels: spec.tile == nil ? spec.maxWidthFraction * Double(displayWidth) : nil,
-                outline: spec.outline.map { TextOutline(widthPixels: $0.widthFraction * length, color: $0.color) },
-                shadow: spec.shadow.map {
-                    TextShadow(offsetXPixels: $0.offsetXFraction * length, offsetYPixels: $0.offsetYFraction * length,
-                               blurPixels: $0.blurFraction * length, color: $0.color)
-                },
-                box: spec.box.map {
-                    TextBox(color: $0.color, paddingPixels: $0.paddingFraction * length, cornerRadiusPixels: $0.radiusFraction * length)
-                })
-            let rendered = try fonts.render(style)
-            rendered.warnings.forEach(warn)
-            return rendered.sprite
-        case .image(let logo, let name):
-            let longer = max(logo.width, logo.height)
-            let target = max(1, spec.sizeFraction * shortSide)
-            let scale = target / Double(longer)
-            if scale > 1.0001 {
-                warn("image \(name) is \(logo.width)×\(logo.height) and is upscaled ×\(String(format2: scale)) on a \(displayWidth)×\(displayHeight) frame; a larger file would look sharper")
-            }
-            let width = max(1, Int((Double(logo.width) * scale).rounded()))
-            let height = max(1, Int((Double(logo.height) * scale).rounded()))
-            let image = logo.premultiplied().resized(width: width, height: height)
-            return Sprite(image: image, layoutBox: PixelRect(x: 0, y: 0, width: width, height: height))
-        }
+    /// How warnings name a layer: its config origin, else its position.
+    static func name(of spec: LayerSpec, index: Int) -> String {
+        spec.origin.map { "\($0.file): \($0.path)" } ?? "layer \(index + 1)"
     }
 }
 

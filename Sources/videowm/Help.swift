@@ -179,9 +179,10 @@ enum Help {
       outline     {"width": f, "color": c}
       shadow      {"x": f, "y": f, "blur": f, "color": c}
       box         {"color": c, "padding": f, "radius": f}
-      tile        {"angle": degrees, "spacing": f}: repeat over the whole frame; the gap
-                  between marks is drawn at most 0.07, so no square a tenth of the
-                  short side wide stays clean
+      tile        {"angle": degrees, "spacing": f}: repeat over the whole frame with
+                  this gap between marks (fraction of the short side), as given; a
+                  warning gives the size of any clean square wider than 0.1; default
+                  spacing 0.12
       animation   {"type": "pingPong"|"random", "duration": ms, "seed": s, "ease": ms}
       start, end  seconds of presentation time the layer shows
       interval, skip   ms shown, then ms hidden, repeating

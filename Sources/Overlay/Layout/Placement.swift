@@ -5,16 +5,26 @@
 /// whole inside the frame for every x in 0…100.
 public enum Placement {
     /// The top-left corner of a `boxWidth`×`boxHeight` layout box on a `frameWidth`×`frameHeight` frame.
-    /// A box too big to fit between the insets is centred on that axis instead.
+    ///
+    /// What happens to a box too big to fit between the insets depends on the convention:
+    /// `.standard` centres it on that axis; `.tpStreams` does what the SDK's
+    /// `positionedFrame(for:at:in:)` does, keeping a too-wide box at the left inset
+    /// (`max(W − w − 2·inset, 0)`) and applying the vertical formula unclamped.
     public static func origin(boxWidth: Int, boxHeight: Int, frameWidth: Int, frameHeight: Int,
-                              insetPixels: Double, xPercent: Double, yPercent: Double) -> (x: Int, y: Int) {
-        func axis(_ box: Int, _ frame: Int, _ percent: Double) -> Int {
-            let free = Double(frame - box) - 2 * insetPixels
-            if free < 0 { return Int((Double(frame - box) / 2).rounded(.down)) }
+                              insetPixels: Double, xPercent: Double, yPercent: Double,
+                              convention: LayerSpec.LayoutConvention = .standard) -> (x: Int, y: Int) {
+        func axis(_ box: Int, _ frame: Int, _ percent: Double, vertical: Bool) -> Int {
+            var free = Double(frame - box) - 2 * insetPixels
             let p = min(max(percent, 0), 100)
+            if free < 0 {
+                switch convention {
+                case .standard: return Int((Double(frame - box) / 2).rounded(.down))
+                case .tpStreams: if !vertical { free = 0 }
+                }
+            }
             return Int((insetPixels + free * p / 100).rounded())
         }
-        return (axis(boxWidth, frameWidth, xPercent), axis(boxHeight, frameHeight, yPercent))
+        return (axis(boxWidth, frameWidth, xPercent, vertical: false), axis(boxHeight, frameHeight, yPercent, vertical: true))
     }
 }
 

@@ -2,30 +2,34 @@
 import Glibc
 #endif
 
-/// A mark repeated over the whole frame on a rotated lattice, so no corner is left clean.
+/// A mark repeated over the whole frame on a rotated lattice.
 ///
-/// "No clean corner" is a measurable promise: every square a tenth of the frame's short side
-/// wide, anywhere in the frame, holds mark pixels, at every angle and on every frame shape.
 /// Marks sit in rows along `angleDegrees`; each row is offset by half a cell from the one
 /// before (like bricks) so the gaps along a row never line up across rows.
 ///
 /// `spacingFraction` is the clear gap between neighbouring marks, both along a row and from
-/// one row to the next, as a fraction of the short side. A gap as wide as the promised square
-/// would leave a clean stripe between rows (at 0° or 90°) or a clean pocket where a row's gap
-/// meets the stripes (at other angles), so the gap used is at most `maximumGapFraction`:
-/// larger requests, including the SPEC example's 0.12, draw the sparsest pattern that still
-/// keeps the promise. A mark with room of its own at its edges (a short line centred under a
-/// long one, a logo with transparent corners) can still leave a pocket; `renderCoveringFrame`
-/// checks the rendered pattern and closes the gaps further until none is left.
+/// one row to the next, as a fraction of the short side, and it is drawn as given: a sparse
+/// "SAMPLE" pattern is the user's choice. What a sparse pattern costs is measurable, so it is
+/// said: `renderCoveringFrame` reports the widest clean square the pattern leaves, and the
+/// compositor warns when it is wider than `cleanSquareFraction` of the short side (room for a
+/// face or a signature to be cut out unmarked).
+///
+/// Without a spacing (nil) the pattern is dense, keeping a measurable promise: every square
+/// a tenth of the short side wide, anywhere in the frame, holds mark pixels, at every angle
+/// and on every frame shape. The gap is then `maximumGapFraction`, narrowed further when the
+/// mark has room of its own at its edges (a short line centred under a long one, a logo with
+/// transparent corners) until no clean square is left.
 public struct TilePattern: Equatable, Sendable {
     public var angleDegrees: Double
-    /// The requested gap between neighbouring marks, as a fraction of the frame's short side
-    /// (see `gapFraction` for the gap actually drawn).
-    public var spacingFraction: Double
+    /// The gap between neighbouring marks, as a fraction of the frame's short side; nil for
+    /// the dense pattern (see `gapFraction`).
+    public var spacingFraction: Double?
 
-    /// The side of the square that must never be clean, as a fraction of the short side.
+    /// The side of the square a dense pattern never leaves clean, and beyond which a sparse
+    /// one is warned about, as a fraction of the short side.
     public static let cleanSquareFraction = 0.1
-    /// The widest gap that keeps every `cleanSquareFraction` square inked at every angle.
+    /// The widest gap that keeps every `cleanSquareFraction` square inked at every angle: the
+    /// dense pattern's gap.
     ///
     /// Found by measurement (`TilingTests.gapSweep`: six text and logo marks, every 7.5°
     /// from −90° to 90°): 0.07 leaves no clean square anywhere, 0.08 already does for
@@ -33,47 +37,58 @@ public struct TilePattern: Equatable, Sendable {
     /// room that side bearings and letter shapes leave inside each mark's box.
     public static let maximumGapFraction = 0.07
 
-    public init(angleDegrees: Double, spacingFraction: Double) {
+    public init(angleDegrees: Double, spacingFraction: Double? = nil) {
         self.angleDegrees = angleDegrees
         self.spacingFraction = spacingFraction
     }
 
-    /// The gap drawn between neighbouring marks, as a fraction of the short side: the
-    /// requested spacing, at most `maximumGapFraction`, never negative.
+    /// Whether the pattern is the dense default rather than a spacing the user chose.
+    public var isDense: Bool { spacingFraction == nil }
+
+    /// The gap drawn first, as a fraction of the short side: the spacing as given (never
+    /// negative; a non-finite one draws the dense gap), or `maximumGapFraction` when dense.
     public var gapFraction: Double {
+        guard let spacingFraction else { return Self.maximumGapFraction }
         guard spacingFraction.isFinite else { return Self.maximumGapFraction }
-        return min(max(spacingFraction, 0), Self.maximumGapFraction)
+        return max(spacingFraction, 0)
     }
 
-    /// The pattern for one frame, and whether it keeps the promise.
+    /// The pattern for one frame, and the widest square it leaves clean.
     public struct Rendering: Sendable {
         public var image: PremultipliedRGBAImage
         /// The gap drawn, as a fraction of the short side.
         public var gapFraction: Double
-        /// False when even marks touching each other leave a clean square (the mark has wide
-        /// transparent areas of its own); the caller should say so.
-        public var coversFrame: Bool
+        /// The side, in pixels, of the largest square with no mark pixel (alpha zero) in it.
+        public var largestCleanSquarePixels: Int
+        /// The side of the square no pattern should leave clean on this frame, in pixels.
+        public var cleanSquareLimitPixels: Int
+
+        /// Whether no square wider than `cleanSquareFraction` of the short side is clean.
+        public var coversFrame: Bool { largestCleanSquarePixels <= cleanSquareLimitPixels }
     }
 
-    /// Renders `tile` over the frame with the widest gap, from `gapFraction` down to none,
-    /// that leaves no clean square of `cleanSquareFraction` of the short side, verified on the
-    /// rendered pixels (an alpha of zero is "clean"). Tries at most three gaps: the requested
-    /// one (capped), half of it, and none.
+    /// Renders `tile` over the frame and measures the widest clean square it leaves.
+    ///
+    /// A given spacing is drawn as it is. The dense pattern tries at most three gaps, the
+    /// widest first — `maximumGapFraction`, half of it, none — and keeps the first that leaves
+    /// no clean square wider than `cleanSquareFraction` of the short side (verified on the
+    /// rendered pixels); if none does, the mark has holes of its own and the widest is drawn.
     public func renderCoveringFrame(tile: PremultipliedRGBAImage, frameWidth width: Int, frameHeight height: Int) -> Rendering {
-        let side = max(1, Int((Self.cleanSquareFraction * Double(min(width, height))).rounded(.down)))
-        let requested = gapFraction
-        let asked = render(tile: tile, frameWidth: width, frameHeight: height, gapFraction: requested)
-        if !asked.containsTransparentSquare(side: side) {
-            return Rendering(image: asked, gapFraction: requested, coversFrame: true)
-        }
-        for gap in requested > 0 ? [requested / 2, 0] : [] {
+        let limit = max(1, Int((Self.cleanSquareFraction * Double(min(width, height))).rounded(.down)))
+        func rendering(_ gap: Double) -> Rendering {
             let image = render(tile: tile, frameWidth: width, frameHeight: height, gapFraction: gap)
-            if !image.containsTransparentSquare(side: side) {
-                return Rendering(image: image, gapFraction: gap, coversFrame: true)
-            }
+            return Rendering(image: image, gapFraction: gap, largestCleanSquarePixels: image.largestTransparentSquare(),
+                             cleanSquareLimitPixels: limit)
         }
-        // Nothing closes the pockets: draw what was asked rather than a crowded pattern that does not help either.
-        return Rendering(image: asked, gapFraction: requested, coversFrame: false)
+        let requested = gapFraction
+        let asked = rendering(requested)
+        guard isDense, !asked.coversFrame else { return asked }
+        for gap in requested > 0 ? [requested / 2, 0] : [] {
+            let narrower = rendering(gap)
+            if narrower.coversFrame { return narrower }
+        }
+        // Nothing closes the pockets: draw the widest rather than a crowded pattern that does not help either.
+        return asked
     }
 
     /// Renders `tile` repeated over a `width`×`height` frame with gaps of `gapFraction` of the
@@ -167,27 +182,32 @@ private func roundToInt(nonNegative x: Double) -> Int {
 }
 
 extension PremultipliedRGBAImage {
-    /// Whether some `side`×`side` square inside the image has no pixel of non-zero alpha.
+    /// The side of the largest square inside the image with no pixel of non-zero alpha.
     ///
-    /// One pass, memory for one row: per column, the run of transparent pixels ending at the
-    /// current row; a square ends here when `side` neighbouring columns all have runs of `side`.
-    public func containsTransparentSquare(side: Int) -> Bool {
-        guard side > 0, side <= width, side <= height else { return false }
-        var runs = [Int](repeating: 0, count: width)
-        return pixels.withUnsafeBufferPointer { p in
-            runs.withUnsafeMutableBufferPointer { run in
-                for y in 0..<height {
-                    var neighbours = 0
-                    var i = y * width * 4 + 3
-                    for x in 0..<width {
-                        run[x] = p[i] == 0 ? run[x] + 1 : 0
-                        neighbours = run[x] >= side ? neighbours + 1 : 0
-                        if neighbours >= side { return true }
-                        i += 4
+    /// The classic dynamic programme over two rows: the largest clean square with its
+    /// bottom-right corner at (x, y) is one more than the smallest of those ending left of,
+    /// above and diagonally above-left of it.
+    public func largestTransparentSquare() -> Int {
+        guard width > 0, height > 0 else { return 0 }
+        var previous = [Int](repeating: 0, count: width + 1)
+        var current = [Int](repeating: 0, count: width + 1)
+        var largest = 0
+        pixels.withUnsafeBufferPointer { p in
+            for y in 0..<height {
+                var i = y * width * 4 + 3
+                for x in 0..<width {
+                    if p[i] == 0 {
+                        let side = Swift.min(previous[x], previous[x + 1], current[x]) + 1
+                        current[x + 1] = side
+                        if side > largest { largest = side }
+                    } else {
+                        current[x + 1] = 0
                     }
+                    i += 4
                 }
-                return false
+                swap(&previous, &current)
             }
         }
+        return largest
     }
 }

@@ -1,0 +1,154 @@
+import Animation
+
+/// A layer ready for one geometry: its mark (or an animation's marks) in storage
+/// orientation, plus the display layout box placement aligns.
+struct PreparedLayer {
+    var frames: PreparedFrames
+    /// The mark's size as displayed (before it was turned and squeezed into storage).
+    var displayImageSize: (width: Int, height: Int)
+    var layoutBox: PixelRect
+    var isTiled: Bool
+    /// How the tiled pattern covers the frame (tiled layers only).
+    var tiling: TilePattern.Rendering?
+
+    /// A mark with no pixels (an image box of zero width or height) is never blended.
+    var isEmpty: Bool { displayImageSize.width <= 0 || displayImageSize.height <= 0 }
+
+    func mark(at time: PresentationTime) -> PreparedMark { frames.mark(at: time) }
+}
+
+/// The marks of one layer for one geometry: one, or one per frame of an animated logo, each
+/// prepared (scaled, rotated, converted) the first time it is shown and kept for the job.
+final class PreparedFrames {
+    private var marks: [PreparedMark?]
+    private let loop: FrameLoop
+    private let make: (Int) -> PreparedMark
+
+    init(_ mark: PreparedMark) {
+        marks = [mark]
+        loop = .still
+        make = { _ in mark }
+    }
+
+    init(count: Int, first: PreparedMark, loop: FrameLoop, make: @escaping (Int) -> PreparedMark) {
+        precondition(count == loop.frameCount && count > 0, "one mark per animation frame")
+        marks = [first] + [PreparedMark?](repeating: nil, count: count - 1)
+        self.loop = loop
+        self.make = make
+    }
+
+    var first: PreparedMark { marks[0]! }
+
+    /// The mark of the frame shown at `time`, a pure function of the time.
+    func mark(at time: PresentationTime) -> PreparedMark {
+        let index = marks.count > 1 ? loop.frameIndex(at: time) : 0
+        if let made = marks[index] { return made }
+        let made = make(index)
+        marks[index] = made
+        return made
+    }
+}
+
+extension Compositor {
+    /// Turns a sprite laid out on the displayed frame into the mark blended on stored frames:
+    /// layer opacity premultiplied, tiled over the frame if asked, rotated and squeezed into
+    /// storage.
+    func finish(_ sprite: Sprite, spec: LayerSpec, geometry: Geometry) -> PreparedLayer {
+        let display = geometry.display
+        var image = sprite.image.scaled(byAlpha: Self.opacityByte(spec.opacity))
+        var layoutBox = sprite.layoutBox
+        var tiling: TilePattern.Rendering?
+        if let tile = spec.tile, image.width > 0, image.height > 0 {
+            let rendering = tile.renderCoveringFrame(tile: image, frameWidth: display.width, frameHeight: display.height)
+            image = rendering.image
+            layoutBox = PixelRect(x: 0, y: 0, width: display.width, height: display.height)
+            tiling = rendering
+        }
+        let displayImageSize = (image.width, image.height)
+        var stored = image.rotated(clockwiseQuarterTurns: 4 - geometry.rotation.clockwiseQuarterTurns)
+        if !geometry.pixelAspect.isSquare, stored.width > 0, stored.height > 0 {
+            // Squeeze into non-square stored pixels; a frame-sized tile must fill the stored width exactly.
+            let width = tiling != nil ? geometry.storedWidth : max(1, geometry.pixelAspect.storedX(ofSquareX: stored.width))
+            stored = stored.resized(width: width, height: stored.height)
+        }
+        let mark = PreparedMark(sprite: Sprite(image: stored, layoutBox: layoutBox), graphicsWhiteNits: spec.hdrWhiteNits)
+        return PreparedLayer(frames: PreparedFrames(mark), displayImageSize: displayImageSize, layoutBox: layoutBox,
+                             isTiled: tiling != nil, tiling: tiling)
+    }
+
+    /// The untiled mark of one layer for a frame of this display size (an animated logo's
+    /// first frame); internal for the tests.
+    func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int, warn: (String) -> Void) throws -> Sprite {
+        let shortSide = Double(min(displayWidth, displayHeight))
+        switch spec.content {
+        case .text(let text):
+            var requestedCap = spec.sizeFraction * shortSide
+            if spec.convention == .tpStreams, requestedCap.isFinite {
+                requestedCap = try fonts.capHeightPixels(font: spec.font, emPixels: requestedCap)
+            }
+            // Below the legible minimum everything grows by one factor, so the mark keeps its proportions.
+            let grow = requestedCap.isFinite && requestedCap > 0 ? max(1, Self.minimumCapHeightPixels / requestedCap) : 1
+            let length = shortSide * grow
+            let maxWidth: Double? = switch (spec.tile, spec.convention) {
+            case (.some, _): nil
+            case (nil, .standard): spec.maxWidthFraction * Double(displayWidth)
+            case (nil, .tpStreams): max(1, Double(displayWidth) - 2 * spec.insetFraction * shortSide)
+            }
+            let style = TextStyle(
+                text: text, font: spec.font, capHeightPixels: requestedCap * grow, color: spec.color,
+                maxWidthPixels: maxWidth,
+                outline: spec.outline.map { TextOutline(widthPixels: $0.widthFraction * length, color: $0.color) },
+                shadow: spec.shadow.map {
+                    TextShadow(offsetXPixels: $0.offsetXFraction * length, offsetYPixels: $0.offsetYFraction * length,
+                               blurPixels: $0.blurFraction * length, color: $0.color)
+                },
+                box: spec.box.map {
+                    TextBox(color: $0.color, paddingPixels: $0.paddingFraction * length, cornerRadiusPixels: $0.radiusFraction * length)
+                })
+            let rendered = spec.convention == .tpStreams && spec.tile == nil
+                ? try fonts.renderPlacedByLineBox(style, maxWidthPixels: maxWidth)
+                : try fonts.render(style)
+            rendered.warnings.forEach(warn)
+            return rendered.sprite
+        case .image(let logo, let name):
+            return imageSprite(spec, frame: logo, name: name, displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
+        case .animatedImage(let animation, let name):
+            return imageSprite(spec, frame: animation.frames[0], name: name,
+                               displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
+        }
+    }
+
+    /// A logo (or one frame of an animated one) scaled for a frame of this display size: its
+    /// longer side `sizeFraction` of the short side, or fitted into `imageBox` and centred in it.
+    func imageSprite(_ spec: LayerSpec, frame logo: StraightRGBAImage, name: String,
+                     displayWidth: Int, displayHeight: Int, warn: (String) -> Void) -> Sprite {
+        let shortSide = Double(min(displayWidth, displayHeight))
+        let scale: Double
+        var box: (width: Int, height: Int)?
+        if let imageBox = spec.imageBox {
+            let width = Self.pixels(imageBox.widthFraction * shortSide), height = Self.pixels(imageBox.heightFraction * shortSide)
+            box = (width, height)
+            scale = min(Double(width) / Double(logo.width), Double(height) / Double(logo.height))
+        } else {
+            scale = max(1, spec.sizeFraction * shortSide) / Double(max(logo.width, logo.height))
+        }
+        if let box, box.width == 0 || box.height == 0 {
+            return Sprite(image: PremultipliedRGBAImage(width: 0, height: 0), layoutBox: PixelRect(x: 0, y: 0, width: box.width, height: box.height))
+        }
+        if scale > 1.0001 {
+            warn("image \(name) is \(logo.width)×\(logo.height) and is upscaled ×\(String(format2: scale)) on a \(displayWidth)×\(displayHeight) frame; a larger file would look sharper")
+        }
+        let width = max(1, Int((Double(logo.width) * scale).rounded()))
+        let height = max(1, Int((Double(logo.height) * scale).rounded()))
+        let image = logo.premultiplied().resized(width: width, height: height)
+        guard let box else { return Sprite(image: image, layoutBox: PixelRect(x: 0, y: 0, width: width, height: height)) }
+        // Centred in its box: the box's origin lies up and left of the image's by half the room.
+        return Sprite(image: image, layoutBox: PixelRect(x: -(box.width - width) / 2, y: -(box.height - height) / 2,
+                                                         width: box.width, height: box.height))
+    }
+
+    /// A length in whole pixels, never negative (a box of 0.4 px draws nothing).
+    private static func pixels(_ length: Double) -> Int {
+        length.isFinite && length > 0 ? Int(length.rounded()) : 0
+    }
+}

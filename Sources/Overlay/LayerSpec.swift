@@ -1,0 +1,149 @@
+import Animation
+
+/// What one layer draws, once placeholders are filled in. Sizes are fractions of the
+/// frame's short side (display orientation), so one layer looks alike on every frame size.
+public struct LayerSpec: Sendable {
+    public enum Content: Sendable {
+        case text(String)
+        /// A decoded logo; `name` (its path or URL) is used in messages.
+        case image(StraightRGBAImage, name: String)
+        /// An animated logo, played by presentation time and looped.
+        case animatedImage(AnimatedImage, name: String)
+    }
+
+    /// Whose layout rules size and place a layer.
+    public enum LayoutConvention: Sendable, Equatable {
+        /// videowm's own: text sized by its cap height (`sizeFraction`), shrunk to
+        /// `maxWidthFraction`, and placed by its box from the top of the capitals to the
+        /// baseline; a box larger than the room between the insets is centred on that axis.
+        case standard
+        /// The TPStreams player SDK's, as its `WatermarkOverlayView` lays out a `UILabel`
+        /// (testpress iOSPlayerSDK, Source/Views/UIKit/WatermarkOverlayView.swift):
+        /// - text is sized by its em (`sizeFraction` is the point size over the 360-point
+        ///   reference short side, `UIFont.systemFont(ofSize: textSize)`), at most the frame
+        ///   width less both insets wide (`sizeThatFits(width: W − 2·inset)`; the SDK wraps
+        ///   where we shrink), and placed by its line box, from the first line's ascender to the
+        ///   last line's descender, as UIKit sizes a label;
+        /// - `left = inset + max(W − w − 2·inset, 0)·x/100`, `top = inset + (H − h − 2·inset)·y/100`
+        ///   (a box too wide sits at the left inset, one too tall is not clamped).
+        case tpStreams
+    }
+
+    /// The box an image is fitted into, in fractions of the short side (TPStreams' `width`
+    /// and `height` points over the 360-point reference side): the image is scaled to the
+    /// largest size that fits inside with its aspect kept, and centred in the box; placement
+    /// aligns the box. A zero width or height draws nothing.
+    public struct ImageBox: Equatable, Sendable {
+        public var widthFraction: Double
+        public var heightFraction: Double
+        public init(widthFraction: Double, heightFraction: Double) {
+            self.widthFraction = widthFraction
+            self.heightFraction = heightFraction
+        }
+    }
+
+    public struct Outline: Equatable, Sendable {
+        public var widthFraction: Double
+        public var color: RGBAColor
+        public init(widthFraction: Double, color: RGBAColor) { self.widthFraction = widthFraction; self.color = color }
+    }
+
+    public struct Shadow: Equatable, Sendable {
+        public var offsetXFraction: Double
+        public var offsetYFraction: Double
+        public var blurFraction: Double
+        public var color: RGBAColor
+        public init(offsetXFraction: Double, offsetYFraction: Double, blurFraction: Double, color: RGBAColor) {
+            self.offsetXFraction = offsetXFraction
+            self.offsetYFraction = offsetYFraction
+            self.blurFraction = blurFraction
+            self.color = color
+        }
+    }
+
+    public struct Box: Equatable, Sendable {
+        public var color: RGBAColor
+        public var paddingFraction: Double
+        public var radiusFraction: Double
+        public init(color: RGBAColor, paddingFraction: Double, radiusFraction: Double) {
+            self.color = color
+            self.paddingFraction = paddingFraction
+            self.radiusFraction = radiusFraction
+        }
+    }
+
+    /// Where a layer was defined, so a failure can name it: for a config layer, the config
+    /// file and the layer's JSON path (`watermarks[2]`).
+    public struct Origin: Equatable, Sendable {
+        public var file: String
+        public var path: String
+        public init(file: String, path: String) { self.file = file; self.path = path }
+    }
+
+    public var content: Content
+    /// Text: cap height (em size for `.tpStreams`); image: the longer side (unless `imageBox`).
+    public var sizeFraction: Double
+    public var font: FontSpec
+    public var color: RGBAColor
+    /// 0…1, multiplies the colour's (or image's) own alpha.
+    public var opacity: Double
+    public var insetFraction: Double
+    /// Text wider than this fraction of the frame width is shrunk to fit.
+    public var maxWidthFraction: Double
+    public var outline: Outline?
+    public var shadow: Shadow?
+    public var box: Box?
+    public var tile: TilePattern?
+    public var timeline: LayerTimeline
+    public var origin: Origin?
+    /// On PQ and HLG frames, the display luminance (cd/m²) the mark's white is placed at.
+    public var hdrWhiteNits: Double
+    public var convention: LayoutConvention
+    /// For images: a box to fit into instead of `sizeFraction`'s longer side.
+    public var imageBox: ImageBox?
+
+    public init(content: Content, sizeFraction: Double, font: FontSpec = .family(FontLibrary.defaultFamily),
+                color: RGBAColor = .white, opacity: Double, insetFraction: Double = 0.03, maxWidthFraction: Double = 0.9,
+                outline: Outline? = nil, shadow: Shadow? = nil, box: Box? = nil, tile: TilePattern? = nil,
+                timeline: LayerTimeline, origin: Origin? = nil,
+                hdrWhiteNits: Double = GraphicsWhiteMapping.defaultWhiteNits, convention: LayoutConvention = .standard,
+                imageBox: ImageBox? = nil) {
+        self.content = content
+        self.sizeFraction = sizeFraction
+        self.font = font
+        self.color = color
+        self.opacity = opacity
+        self.insetFraction = insetFraction
+        self.maxWidthFraction = maxWidthFraction
+        self.outline = outline
+        self.shadow = shadow
+        self.box = box
+        self.tile = tile
+        self.timeline = timeline
+        self.origin = origin
+        self.hdrWhiteNits = hdrWhiteNits
+        self.convention = convention
+        self.imageBox = imageBox
+    }
+}
+
+/// A layer that could not be prepared: which one, and why (`underlying` is usually a
+/// `TextRenderingError`). Callers map it to their own messages and exit codes.
+public struct LayerPreparationError: Error, CustomStringConvertible {
+    /// The layer's position in `Compositor.layers`.
+    public var layerIndex: Int
+    /// Where the layer was defined, when its spec says.
+    public var origin: LayerSpec.Origin?
+    public var underlying: any Error
+
+    public init(layerIndex: Int, origin: LayerSpec.Origin?, underlying: any Error) {
+        self.layerIndex = layerIndex
+        self.origin = origin
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        guard let origin else { return "layer \(layerIndex + 1): \(underlying)" }
+        return "\(origin.file): \(origin.path): \(underlying)"
+    }
+}
