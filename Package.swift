@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependency arrows point one way:
-//   Animation (pure Swift) <- Overlay (compositor, FreeType) <- VideoWM (FFmpeg) <- videowm (CLI)
+//   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -18,12 +18,15 @@ let package = Package(
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+        // Text shaping (HarfBuzz) and bidirectional reordering (FriBidi).
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // JPEG files are written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
         // DWARF 4 debug info: Debian 12's valgrind (3.19, used by bench/run's profile) cannot read clang's DWARF 5.
         .target(name: "CJPEG", cSettings: [.unsafeFlags(["-gdwarf-4"])], linkerSettings: [.linkedLibrary("jpeg")]),
 
         .target(name: "Animation"),
-        .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig"]),
+        .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
 

@@ -227,7 +227,7 @@ import Testing
         #expect(try render("{{x}}", cap: 30).sprite.layoutBox.width > render("{x}", cap: 30).sprite.layoutBox.width)
         // A placeholder-looking sequence is drawn, not interpreted.
         #expect(try render("%s", cap: 30).sprite != render("s", cap: 30).sprite)
-        // Hebrew and Arabic come from DejaVu Sans itself (in typed order; no bidi).
+        // Hebrew and Arabic come from DejaVu Sans itself, shaped and reordered.
         #expect(try render("שלום مرحبا", cap: 30).warnings.isEmpty)
     }
 

@@ -9,6 +9,37 @@ struct GlyphCoverage {
 
     static let empty = GlyphCoverage(width: 0, height: 0, left: 0, top: 0, pixels: [])
 
+    /// The coverage grown by a radius (a disc-shaped maximum filter): the outline of a glyph that
+    /// has no outline to stroke, such as a colour bitmap. Coverage at the disc's rim is weighted
+    /// by how far the rim reaches into that pixel, so the grown edge stays anti-aliased.
+    func dilated(radius26Dot6: Int) -> GlyphCoverage {
+        let radius = Double(radius26Dot6) / 64
+        let reach = Int(radius.rounded(.up))
+        guard reach > 0, width > 0 else { return self }
+        let newWidth = width + 2 * reach, newHeight = height + 2 * reach
+        // Offsets within the disc and the share of each one's pixel inside it.
+        var offsets: [(dx: Int, dy: Int, weight: UInt32)] = []
+        for dy in -reach...reach {
+            for dx in -reach...reach {
+                let inside = radius + 0.5 - (Double(dx * dx + dy * dy)).squareRoot()
+                if inside > 0 { offsets.append((dx, dy, UInt32(min(1, inside) * 255))) }
+            }
+        }
+        var grown = [UInt8](repeating: 0, count: newWidth * newHeight)
+        for y in 0..<height {
+            for x in 0..<width {
+                let value = UInt32(pixels[y * width + x])
+                guard value != 0 else { continue }
+                for offset in offsets {
+                    let target = (y + reach + offset.dy) * newWidth + x + reach + offset.dx
+                    let weighted = UInt8(divideBy255(value * offset.weight))
+                    if weighted > grown[target] { grown[target] = weighted }
+                }
+            }
+        }
+        return GlyphCoverage(width: newWidth, height: newHeight, left: left - reach, top: top + reach, pixels: grown)
+    }
+
     /// The covered rectangle when the pen is at (`x`, baseline `y`) in y-down image coordinates.
     func rect(penX x: Int, baselineY y: Int) -> PixelRect {
         PixelRect(x: x + left, y: y - top, width: width, height: height)

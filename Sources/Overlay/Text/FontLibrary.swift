@@ -19,11 +19,14 @@ public final class FontLibrary {
     private(set) var faces: [FontFace] = []
     private var faceIDsByFile: [FontFileKey: Int] = [:]
     private var unusableFallbackFiles: Set<FontFileKey> = []
-    private var resolvedFamilies: [String: ResolvedFamily] = [:]
+    var resolvedFonts: [FontSpec: ResolvedFont] = [:]
     private var fallbackCandidates: [Int: FontconfigFontSet?] = [:]
     private var fallbackChoices: [FallbackKey: Int?] = [:]
     private var glyphCache: [GlyphKey: GlyphCoverage] = [:]
+    private var colorGlyphCache: [GlyphKey: ColorGlyph] = [:]
     private var glyphCacheBytes = 0
+    /// How many glyph bitmaps have been made (not found in the cache): per-frame text should add few.
+    private(set) var glyphsRasterized = 0
 
     /// Bitmaps beyond this are dropped and re-rasterised on demand (results are identical either way).
     private static let glyphCacheByteLimit = 64 << 20
@@ -38,14 +41,15 @@ public final class FontLibrary {
         var index: Int
     }
 
-    private struct ResolvedFamily {
+    struct ResolvedFont {
         var faceID: Int
         var warning: String?
     }
 
     private struct FallbackKey: Hashable {
         var primaryFaceID: Int
-        var scalar: UInt32
+        var scalars: [UInt32]
+        var color: Bool?
     }
 
     private struct GlyphKey: Hashable {
@@ -55,7 +59,7 @@ public final class FontLibrary {
         var outlineRadius26Dot6: Int
     }
 
-    private func fontconfigConfiguration() throws -> FontconfigConfiguration {
+    func fontconfigConfiguration() throws -> FontconfigConfiguration {
         if let fontconfig { return fontconfig }
         let configuration = try FontconfigConfiguration()
         fontconfig = configuration
@@ -72,49 +76,23 @@ public final class FontLibrary {
         return face
     }
 
-    /// The face `spec` names, and a warning when fontconfig substituted another family.
-    func primaryFace(for spec: FontSpec) throws -> (face: FontFace, warning: String?) {
-        switch spec {
-        case .file(let path):
-            return (try face(path: path, index: 0), nil)
-        case .family(let family):
-            if let resolved = resolvedFamilies[family] { return (faces[resolved.faceID], resolved.warning) }
-            guard let match = try fontconfigConfiguration().bestMatch(family: family) else {
-                throw TextRenderingError.fontNotFound(family: family)
-            }
-            let chosen = try face(path: match.path, index: match.index)
-            var warning: String?
-            if !FontLibrary.isGenericFamily(family) && !match.families.contains(where: { FontLibrary.sameFamily($0, family) }) {
-                warning = "font family '\(family)' not found; using '\(match.families.first ?? chosen.familyName)'"
-            }
-            resolvedFamilies[family] = ResolvedFamily(faceID: chosen.id, warning: warning)
-            return (chosen, warning)
-        }
-    }
-
-    /// fontconfig's own comparison ignores case and spaces ("dejavusans" finds DejaVu Sans).
-    private static func sameFamily(_ a: String, _ b: String) -> Bool {
-        func key(_ s: String) -> String { s.lowercased().filter { $0 != " " } }
-        return key(a) == key(b)
-    }
-
-    /// CSS/fontconfig generic names are satisfied by whatever the system maps them to.
-    private static func isGenericFamily(_ family: String) -> Bool {
-        ["sans-serif", "sans", "serif", "monospace", "mono", "system-ui", "cursive", "fantasy", "emoji", "math"]
-            .contains(family.lowercased())
-    }
-
-    /// A face other than `primary` that has a glyph for `scalar`, or nil when none is installed.
+    /// A face other than `primary` that has a glyph for `scalar`, or nil when none is installed;
+    /// `color` limits the search to colour fonts (true) or to the others (false).
     ///
     /// The choice depends only on `primary` and `scalar` (the first font in fontconfig's order
     /// for the primary's family that covers it), never on what was rendered before, so a
     /// thumbnail and a video frame get the same glyphs.
-    func fallbackFace(for scalar: Unicode.Scalar, primary: FontFace) -> FontFace? {
-        let key = FallbackKey(primaryFaceID: primary.id, scalar: scalar.value)
+    func fallbackFace(for scalar: Unicode.Scalar, primary: FontFace, color: Bool?) -> FontFace? {
+        fallbackFace(covering: [scalar], primary: primary, color: color)
+    }
+
+    /// The first fallback face (as above) that has glyphs for all of `scalars`.
+    func fallbackFace(covering scalars: [Unicode.Scalar], primary: FontFace, color: Bool? = false) -> FontFace? {
+        let key = FallbackKey(primaryFaceID: primary.id, scalars: scalars.map(\.value), color: color)
         if let cached = fallbackChoices[key] { return cached.map { faces[$0] } }
         var chosen: Int?
         if let candidates = fallbackCandidateFonts(for: primary) {
-            _ = candidates.firstFont(covering: scalar) { path, index in
+            _ = candidates.firstFont(covering: scalars, color: color) { path, index in
                 let file = FontFileKey(path: path, index: index)
                 guard faceIDsByFile[file] != primary.id, !unusableFallbackFiles.contains(file) else { return false }
                 // A broken system font must not fail the render: it is skipped like one without the glyph.
@@ -122,7 +100,7 @@ public final class FontLibrary {
                     unusableFallbackFiles.insert(file)
                     return false
                 }
-                guard candidate.glyphIndex(for: scalar) != 0 else { return false }
+                guard scalars.allSatisfy({ candidate.glyphIndex(for: $0) != 0 }) else { return false }
                 chosen = candidate.id
                 return true
             }
@@ -144,15 +122,40 @@ public final class FontLibrary {
         let key = GlyphKey(faceID: glyph.faceID, glyph: glyph.glyph, size26Dot6: size26Dot6,
                            outlineRadius26Dot6: outlineRadius26Dot6)
         if let cached = glyphCache[key] { return cached }
-        let coverage = try faces[glyph.faceID].rasterize(glyph: glyph.glyph, size26Dot6: size26Dot6,
-                                                         outlineRadius26Dot6: outlineRadius26Dot6, stroker: stroker)
-        if glyphCacheBytes + coverage.pixels.count > FontLibrary.glyphCacheByteLimit {
+        let face = faces[glyph.faceID]
+        let coverage: GlyphCoverage
+        if face.isColor {
+            // A colour glyph has no outline to stroke: its silhouette grows instead (and it has no fill coverage).
+            coverage = outlineRadius26Dot6 > 0
+                ? try colorGlyph(glyph, size26Dot6: size26Dot6).alphaCoverage.dilated(radius26Dot6: outlineRadius26Dot6) : .empty
+        } else {
+            coverage = try face.rasterize(glyph: glyph.glyph, size26Dot6: size26Dot6,
+                                          outlineRadius26Dot6: outlineRadius26Dot6, stroker: stroker)
+        }
+        makeRoom(for: coverage.pixels.count)
+        glyphsRasterized += 1
+        glyphCache[key] = coverage
+        return coverage
+    }
+
+    /// A colour glyph (emoji) scaled to an em of `size26Dot6`, rasterised once per face, glyph and size.
+    func colorGlyph(_ glyph: GlyphReference, size26Dot6: Int) throws -> ColorGlyph {
+        let key = GlyphKey(faceID: glyph.faceID, glyph: glyph.glyph, size26Dot6: size26Dot6, outlineRadius26Dot6: 0)
+        if let cached = colorGlyphCache[key] { return cached }
+        let color = try faces[glyph.faceID].rasterizeColor(glyph: glyph.glyph, size26Dot6: size26Dot6)
+        makeRoom(for: color.image.pixels.count)
+        glyphsRasterized += 1
+        colorGlyphCache[key] = color
+        return color
+    }
+
+    private func makeRoom(for bytes: Int) {
+        if glyphCacheBytes + bytes > FontLibrary.glyphCacheByteLimit {
             glyphCache.removeAll(keepingCapacity: true)
+            colorGlyphCache.removeAll(keepingCapacity: true)
             glyphCacheBytes = 0
         }
-        glyphCache[key] = coverage
-        glyphCacheBytes += coverage.pixels.count + 64
-        return coverage
+        glyphCacheBytes += bytes + 64
     }
 }
 

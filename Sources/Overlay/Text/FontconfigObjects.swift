@@ -24,12 +24,13 @@ final class FontconfigConfiguration {
 
     deinit { FcConfigDestroy(pointer) }
 
-    /// fontconfig's best scalable font for `family`. Fontconfig always answers with some font
+    /// fontconfig's best scalable font for `query`. Fontconfig always answers with some font
     /// when any is installed, so callers compare the families to see whether it is the one asked for.
-    func bestMatch(family: String) throws -> FontconfigMatch? {
-        let pattern = try FontconfigPattern(family: family, config: self)
+    func bestMatch(_ query: FontconfigPattern) -> FontconfigMatch? {
+        FcConfigSubstitute(pointer, query.pointer, FcMatchPattern)
+        FcDefaultSubstitute(query.pointer)
         var result = FcResultMatch
-        guard let matched = FcFontMatch(pointer, pattern.pointer, &result) else { return nil }
+        guard let matched = FcFontMatch(pointer, query.pointer, &result) else { return nil }
         let match = FontconfigPattern(owning: matched)
         guard let path = match.string(FC_FILE) else { return nil }
         return FontconfigMatch(path: path, index: match.integer(FC_INDEX) ?? 0, families: match.strings(FC_FAMILY))
@@ -52,16 +53,38 @@ final class FontconfigPattern {
 
     /// A query for a scalable font of `family`, with the configuration's substitutions applied.
     convenience init(family: String, config: FontconfigConfiguration) throws {
-        guard let pattern = FcPatternCreate() else {
-            throw TextRenderingError.fontEngineFailed(operation: "FcPatternCreate", reason: "out of memory")
+        try self.init(family: family, properties: nil, weight: nil, slant: nil)
+        FcConfigSubstitute(config.pointer, pointer, FcMatchPattern)
+        FcDefaultSubstitute(pointer)
+    }
+
+    /// A query for a scalable font of `family` with fontconfig `properties` (":bold:italic",
+    /// already checked), then `weight` (OpenType scale) and `slant` (FC_SLANT_*) when given.
+    /// Substitutions are not applied yet.
+    init(family: String, properties: String?, weight: Int?, slant: Int32?) throws {
+        let parsed: OpaquePointer?
+        if let properties {
+            parsed = FcNameParse(Array(properties.utf8) + [0])
+        } else {
+            parsed = FcPatternCreate()
         }
-        self.init(owning: pattern)
-        // The name is added as a plain value (not parsed with FcNameParse), so ':' or '-' in it mean nothing.
-        let name = Array(family.utf8) + [0]
-        FcPatternAddString(pattern, FC_FAMILY, name)
-        FcPatternAddBool(pattern, FC_SCALABLE, 1)
-        FcConfigSubstitute(config.pointer, pattern, FcMatchPattern)
-        FcDefaultSubstitute(pattern)
+        guard let parsed else {
+            throw TextRenderingError.fontEngineFailed(operation: "FcNameParse", reason: "cannot parse '\(properties ?? "")'")
+        }
+        pointer = parsed
+        // The name is added as a plain value (not parsed with FcNameParse), so '-' or ',' in it mean nothing.
+        FcPatternDel(parsed, FC_FAMILY)
+        FcPatternAddString(parsed, FC_FAMILY, Array(family.utf8) + [0])
+        if let weight {
+            FcPatternDel(parsed, FC_WEIGHT)
+            FcPatternAddInteger(parsed, FC_WEIGHT, Int32(FcWeightFromOpenTypeDouble(Double(weight)).rounded()))
+        }
+        if let slant {
+            FcPatternDel(parsed, FC_SLANT)
+            FcPatternAddInteger(parsed, FC_SLANT, slant)
+        }
+        FcPatternDel(parsed, FC_SCALABLE)
+        FcPatternAddBool(parsed, FC_SCALABLE, 1)
     }
 
     deinit { FcPatternDestroy(pointer) }
@@ -108,23 +131,29 @@ final class FontconfigFontSet {
 
     deinit { FcFontSetDestroy(pointer) }
 
-    /// The first font, in sorted order, whose character set has `scalar` and that `accept` takes
-    /// (the caller opens it and checks the glyph). Non-scalable and colour fonts are skipped:
-    /// colour emoji fonts hold bitmaps (CBDT) that cannot be drawn at an arbitrary size.
-    func firstFont(covering scalar: Unicode.Scalar, where accept: (String, Int) -> Bool) -> (path: String, index: Int)? {
+    /// The first font, in sorted order, whose character set has every one of `scalars` and that
+    /// `accept` takes (the caller opens it and checks the glyphs). Non-scalable fonts are skipped
+    /// unless they are colour fonts (emoji bitmaps, scaled when drawn); `color` restricts the
+    /// search to colour fonts (true) or to the others (false).
+    func firstFont(covering scalars: [Unicode.Scalar], color: Bool? = nil, where accept: (String, Int) -> Bool) -> (path: String, index: Int)? {
         let set = pointer.pointee
-        guard let fonts = set.fonts else { return nil }
+        guard let fonts = set.fonts, !scalars.isEmpty else { return nil }
         for i in 0..<Int(set.nfont) {
             guard let font = fonts[i] else { continue }
             var charset: OpaquePointer?
             guard FcPatternGetCharSet(font, FC_CHARSET, 0, &charset) == FcResultMatch, let charset,
-                  FcCharSetHasChar(charset, scalar.value) != 0 else { continue }
-            if FontconfigPattern.bool(in: font, FC_SCALABLE) == false { continue }
-            if FontconfigPattern.bool(in: font, FC_COLOR) == true { continue }
+                  scalars.allSatisfy({ FcCharSetHasChar(charset, $0.value) != 0 }) else { continue }
+            let isColor = FontconfigPattern.bool(in: font, FC_COLOR) == true
+            if let color, color != isColor { continue }
+            if FontconfigPattern.bool(in: font, FC_SCALABLE) == false && !isColor { continue }
             guard let path = FontconfigPattern.string(in: font, FC_FILE) else { continue }
             let index = FontconfigPattern.integer(in: font, FC_INDEX) ?? 0
             if accept(path, index) { return (path, index) }
         }
         return nil
+    }
+
+    func firstFont(covering scalar: Unicode.Scalar, color: Bool? = nil, where accept: (String, Int) -> Bool) -> (path: String, index: Int)? {
+        firstFont(covering: [scalar], color: color, where: accept)
     }
 }

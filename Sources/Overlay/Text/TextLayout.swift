@@ -22,22 +22,18 @@ struct TextLines {
     }
 }
 
-/// Every line's glyphs, chosen from the primary face or a fallback, and the characters no
-/// installed font has (drawn as the primary face's .notdef box).
-struct GlyphLines {
-    var lines: [[GlyphReference]]
-    var missing: [Unicode.Scalar]
-}
-
 /// Glyph positions and the text's boxes at one size, in text coordinates: origin at the left
 /// edge of the widest line's advance box, level with the top of the first line's capitals.
 struct TextLayout {
-    struct Line {
-        var glyphs: [(glyph: GlyphReference, penX: Int)]
+    struct PlacedGlyph {
+        var glyph: GlyphReference
+        /// Where the glyph's origin (pen position plus the shaper's offsets) lands, in whole pixels.
+        var x: Int
         var baselineY: Int
     }
 
-    var lines: [Line]
+    var glyphs: [PlacedGlyph]
+    var lineCount: Int
     /// The em size every face is rasterised at, in 1/64 pixel.
     var size26Dot6: Int
     /// From the top of the first line's capitals to the last line's baseline, and the widest line's advance.
@@ -47,90 +43,58 @@ struct TextLayout {
 }
 
 extension FontLibrary {
-    /// Picks a glyph for every scalar: the primary face's, else a fallback face's, else nothing
-    /// for an invisible default-ignorable, else the primary's .notdef (recorded as missing).
-    func glyphLines(for text: TextLines, primary: FontFace) -> GlyphLines {
-        var choices: [UInt32: GlyphReference?] = [:]
-        var missing: [Unicode.Scalar] = []
-        var lines: [[GlyphReference]] = []
-        for line in text.lines {
-            var glyphs: [GlyphReference] = []
-            glyphs.reserveCapacity(line.count)
-            for scalar in line {
-                let choice: GlyphReference?
-                if let known = choices[scalar.value] {
-                    choice = known
-                } else {
-                    choice = glyph(for: scalar, primary: primary, missing: &missing)
-                    choices[scalar.value] = choice
-                }
-                if let choice { glyphs.append(choice) }
-            }
-            lines.append(glyphs)
-        }
-        return GlyphLines(lines: lines, missing: missing)
-    }
-
-    private func glyph(for scalar: Unicode.Scalar, primary: FontFace, missing: inout [Unicode.Scalar]) -> GlyphReference? {
-        let index = primary.glyphIndex(for: scalar)
-        if index != 0 { return GlyphReference(faceID: primary.id, glyph: index) }
-        if let fallback = fallbackFace(for: scalar, primary: primary) {
-            return GlyphReference(faceID: fallback.id, glyph: fallback.glyphIndex(for: scalar))
-        }
-        // Unicode asks for unsupported default-ignorables (joiners, variation selectors) to be invisible.
-        if scalar.properties.isDefaultIgnorableCodePoint { return nil }
-        // An unusual space is still a space; a box there would look like a missing letter.
-        if scalar.properties.generalCategory == .spaceSeparator {
-            let space = primary.glyphIndex(for: " ")
-            if space != 0 { return GlyphReference(faceID: primary.id, glyph: space) }
-        }
-        missing.append(scalar)
-        return GlyphReference(faceID: primary.id, glyph: 0)
-    }
-
-    /// Lays the glyphs out for a cap height of `capHeightPixels`.
+    /// Lays shaped lines (glyphs left to right) out for a cap height of `capHeightPixels`.
     ///
-    /// Advances and kerning come from the fonts' design units scaled to 26.6 fixed point and
-    /// summed exactly; each glyph then sits at its pen position rounded to a whole pixel, so
-    /// cached bitmaps can be reused. All faces share the em size that gives the primary face's
+    /// Advances and offsets come from the shaper in design units, scaled to 26.6 fixed point and
+    /// summed exactly; each glyph then sits at its position rounded to a whole pixel, so cached
+    /// bitmaps can be reused. All faces share the em size that gives the primary face's
     /// capitals the requested height (as browsers do with fallback fonts).
     ///
     /// Lines are `primary`'s line height apart (its designed ascender − descender + line gap,
     /// about 1.6 cap heights for DejaVu Sans), kept within 1.2…3 cap heights so a font with odd
-    /// metrics cannot make lines collide or drift apart. Each line is centred on the widest.
-    func layout(_ text: GlyphLines, primary: FontFace, capHeightPixels: Double, boxPaddingPixels: Double?) throws -> TextLayout {
+    /// metrics cannot make lines collide or drift apart. Lines shorter than the widest are
+    /// placed by `alignment`.
+    func layout(_ lines: [[LineGlyph]], primary: FontFace, capHeightPixels: Double, boxPaddingPixels: Double?,
+                alignment: TextAlignment) -> TextLayout {
         let emPixels = capHeightPixels * Double(primary.unitsPerEm) / Double(primary.capHeightUnits)
         let size26Dot6 = max(1, Int((emPixels * 64).rounded()))
         let capPixels = max(1, Int(capHeightPixels.rounded()))
         let designLineHeight = Double(primary.lineHeightUnits) * emPixels / Double(primary.unitsPerEm)
         let linePitch = min(max(designLineHeight, 1.2 * capHeightPixels), 3 * capHeightPixels)
 
-        var lines: [TextLayout.Line] = []
+        var placedLines: [[TextLayout.PlacedGlyph]] = []
         var widths: [Int] = []
-        for (number, glyphs) in text.lines.enumerated() {
-            var placed: [(glyph: GlyphReference, penX: Int)] = []
-            placed.reserveCapacity(glyphs.count)
+        var lastBaseline = capPixels
+        for (number, line) in lines.enumerated() {
+            let baselineY = capPixels + Int((Double(number) * linePitch).rounded())
+            lastBaseline = baselineY
+            var placed: [TextLayout.PlacedGlyph] = []
+            placed.reserveCapacity(line.count)
             var pen26Dot6 = 0
-            var previous: GlyphReference?
-            for glyph in glyphs {
+            for glyph in line {
                 let face = faces[glyph.faceID]
-                if let previous, previous.faceID == glyph.faceID {
-                    pen26Dot6 += scaled(face.kerningUnits(previous.glyph, glyph.glyph), face: face, size26Dot6: size26Dot6)
-                }
-                placed.append((glyph, roundedPixels(pen26Dot6)))
-                pen26Dot6 += scaled(try face.advanceUnits(of: glyph.glyph), face: face, size26Dot6: size26Dot6)
-                previous = glyph
+                let x = pen26Dot6 + scaled(glyph.shaped.xOffset, face: face, size26Dot6: size26Dot6)
+                let rise = scaled(glyph.shaped.yOffset, face: face, size26Dot6: size26Dot6)
+                placed.append(TextLayout.PlacedGlyph(glyph: GlyphReference(faceID: glyph.faceID, glyph: glyph.shaped.glyph),
+                                                     x: roundedPixels(x), baselineY: baselineY - roundedPixels(rise)))
+                pen26Dot6 += scaled(glyph.shaped.xAdvance, face: face, size26Dot6: size26Dot6)
             }
             widths.append(max(0, roundedPixels(pen26Dot6)))
-            lines.append(TextLayout.Line(glyphs: placed, baselineY: capPixels + Int((Double(number) * linePitch).rounded())))
+            placedLines.append(placed)
         }
         // Never narrower than a pixel, so a text of only zero-width characters still has a place.
         let width = max(1, widths.max() ?? 0)
-        for i in lines.indices {
-            let offset = (width - widths[i]) / 2
-            if offset != 0 { lines[i].glyphs = lines[i].glyphs.map { ($0.glyph, $0.penX + offset) } }
+        var glyphs: [TextLayout.PlacedGlyph] = []
+        for (line, lineWidth) in zip(placedLines, widths) {
+            let offset: Int
+            switch alignment {
+            case .left: offset = 0
+            case .center: offset = (width - lineWidth) / 2
+            case .right: offset = width - lineWidth
+            }
+            glyphs.append(contentsOf: line.map { TextLayout.PlacedGlyph(glyph: $0.glyph, x: $0.x + offset, baselineY: $0.baselineY) })
         }
-        let textBox = PixelRect(x: 0, y: 0, width: width, height: lines.last?.baselineY ?? capPixels)
+        let textBox = PixelRect(x: 0, y: 0, width: width, height: lastBaseline)
         var layoutBox = textBox
         if let padding = boxPaddingPixels {
             // The plate reaches below the last baseline by the font's descender so g, p, y sit
@@ -143,13 +107,14 @@ extension FontLibrary {
             let side = Int(padding.rounded())
             layoutBox = PixelRect(x: -side, y: top, width: width + 2 * side, height: bottom - top)
         }
-        return TextLayout(lines: lines, size26Dot6: size26Dot6, textBox: textBox, layoutBox: layoutBox)
+        return TextLayout(glyphs: glyphs, lineCount: max(1, lines.count), size26Dot6: size26Dot6,
+                          textBox: textBox, layoutBox: layoutBox)
     }
 
     /// Font units to 26.6 pixels at an em size of `size26Dot6`, rounded to nearest.
     private func scaled(_ units: Int, face: FontFace, size26Dot6: Int) -> Int {
         let numerator = units * size26Dot6, denominator = face.unitsPerEm
-        // Floor division of (2n + d) / 2d rounds half up for negative kerning values too.
+        // Floor division of (2n + d) / 2d rounds half up for negative values too.
         let twice = 2 * numerator + denominator
         let quotient = twice / (2 * denominator)
         return twice % (2 * denominator) < 0 ? quotient - 1 : quotient

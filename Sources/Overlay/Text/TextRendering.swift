@@ -7,10 +7,17 @@ extension FontLibrary {
     /// The image holds all ink, so descenders, outline, shadow and plate may reach outside
     /// the layout box; the layout box always lies inside the image.
     ///
-    /// Sublayers, bottom to top: plate, shadow, outline, fill, joined with premultiplied
-    /// "source over". The outline is the glyphs grown by its width, and only its part outside
-    /// the glyphs is painted (fill and outline share each edge pixel by area), so there is no
-    /// seam between them and a translucent fill does not show the outline through it.
+    /// Sublayers, bottom to top: plate, shadow, outline, fill and colour glyphs, joined with
+    /// premultiplied "source over". The outline is the glyphs grown by its width, and only its
+    /// part outside the glyphs is painted (fill and outline share each edge pixel by area), so
+    /// there is no seam between them and a translucent fill does not show the outline through it.
+    /// Colour glyphs (emoji) keep their colours, take the fill colour's alpha, cast the shadow and
+    /// get the outline around their silhouette like any glyph.
+    ///
+    /// Text wider than `maxWidthPixels` first shrinks; when that would take the cap height below
+    /// `minimumLegibleCapHeightPixels`, it wraps onto up to `maxLines` lines (see `LineBreaking`)
+    /// and shrinks only as much as the widest line needs; below the floor even then, one warning
+    /// says so.
     ///
     /// Missing glyphs come from a fallback font when one is installed; otherwise the font's
     /// .notdef box is drawn and one warning lists them. The same style gives the same bytes.
@@ -22,27 +29,34 @@ extension FontLibrary {
         let (primary, fontWarning) = try primaryFace(for: style.font)
         if let fontWarning { warnings.append(fontWarning) }
 
-        let glyphs = glyphLines(for: text, primary: primary)
-        if !glyphs.missing.isEmpty {
-            warnings.append(FontLibrary.missingGlyphsWarning(glyphs.missing, font: primary.familyName))
+        var missing: [Unicode.Scalar] = []
+        let paragraphs = text.lines.map { itemize($0, primary: primary, missing: &missing) }
+        if !missing.isEmpty {
+            warnings.append(FontLibrary.missingGlyphsWarning(missing, font: primary.familyName))
         }
+        let emPerCap = Double(primary.unitsPerEm) / Double(primary.capHeightUnits)
+        let lineRanges = FontLibrary.wrap(paragraphs, style: style, capHeight: capHeight, emPerCap: emPerCap)
+        let lines = lineRanges.map { shapeLine(paragraphs[$0.paragraph], range: $0.range) }
 
-        func layout(scale: Double) throws -> TextLayout {
-            try self.layout(glyphs, primary: primary, capHeightPixels: max(1, capHeight * scale),
-                            boxPaddingPixels: style.box.map { $0.paddingPixels * scale })
+        func layout(scale: Double) -> TextLayout {
+            self.layout(lines, primary: primary, capHeightPixels: max(1, capHeight * scale),
+                        boxPaddingPixels: style.box.map { $0.paddingPixels * scale }, alignment: style.alignment)
         }
         var scale = 1.0
-        var textLayout = try layout(scale: scale)
+        var textLayout = layout(scale: scale)
         if let maxWidth = style.maxWidthPixels, Double(textLayout.layoutBox.width) > maxWidth {
             // Widths are linear in the size up to rounding, so this settles in a step or two.
             for _ in 0..<40 where Double(textLayout.layoutBox.width) > maxWidth {
                 let next = max(scale * min(maxWidth / Double(textLayout.layoutBox.width), 0.999), 1 / capHeight)
                 if next >= scale { break }
                 scale = next
-                textLayout = try layout(scale: scale)
+                textLayout = layout(scale: scale)
             }
             if Double(textLayout.layoutBox.width) > maxWidth {
                 warnings.append("text is \(textLayout.layoutBox.width) px wide even at a cap height of 1 px, wider than maxWidth (\(Int(maxWidth)) px)")
+            } else if let floor = style.minimumLegibleCapHeightPixels, capHeight * scale < min(floor, capHeight) - 0.005 {
+                let lineCount = textLayout.lineCount
+                warnings.append("text is shrunk to a cap height of \(String(format2: capHeight * scale)) px, below the legible \(String(format2: min(floor, capHeight))) px, to fit maxWidth (\(Int(maxWidth)) px) on \(lineCount) line\(lineCount == 1 ? "" : "s"); shorten it or allow more lines (maxLines)")
             }
         }
         let box = textLayout.layoutBox
@@ -55,7 +69,40 @@ extension FontLibrary {
         if !hasInk && style.box == nil {
             warnings.append("text has no visible characters (only spaces or invisible marks); nothing is drawn")
         }
-        return RenderedText(sprite: sprite, warnings: warnings)
+        return RenderedText(sprite: sprite, warnings: warnings, lineCount: textLayout.lineCount,
+                            capHeightPixels: max(1, capHeight * scale))
+    }
+
+    /// The lines to draw: each paragraph whole when it fits, or shrinks no further than the legible
+    /// floor to fit; otherwise wrapped onto the fewest lines (up to `maxLines`) at which it fits
+    /// above the floor, or onto the number that lets it be largest when none does.
+    static func wrap(_ paragraphs: [ItemizedParagraph], style: TextStyle, capHeight: Double,
+                     emPerCap: Double) -> [(paragraph: Int, range: Range<Int>)] {
+        let unwrapped = paragraphs.indices.map { [0..<paragraphs[$0].scalars.count] }
+        func flattened(_ lines: [[Range<Int>]]) -> [(paragraph: Int, range: Range<Int>)] {
+            lines.enumerated().flatMap { paragraph, ranges in ranges.map { (paragraph, $0) } }
+        }
+        guard let maxWidth = style.maxWidthPixels, let floor = style.minimumLegibleCapHeightPixels,
+              style.maxLines > paragraphs.count else { return flattened(unwrapped) }
+        let breakable = paragraphs.map {
+            LineBreaking.Paragraph(advances: $0.advanceEms, opportunities: LineBreaking.opportunities(in: $0.scalars))
+        }
+        let emPixels = capHeight * emPerCap, padding = style.box?.paddingPixels ?? 0
+        let legible = min(floor, capHeight)
+        // Padding, like everything else, shrinks with the text.
+        func scale(_ lines: [[Range<Int>]]) -> Double {
+            let widest = zip(breakable, lines).map { paragraph, ranges in ranges.map(paragraph.width).max() ?? 0 }.max() ?? 0
+            return min(1, maxWidth / max(widest * emPixels + 2 * padding, 1e-9))
+        }
+        var best = unwrapped, bestScale = scale(unwrapped)
+        if capHeight * bestScale >= legible { return flattened(unwrapped) }
+        for count in (paragraphs.count + 1)...style.maxLines {
+            let lines = LineBreaking.wrap(breakable, maxLines: count)
+            let candidate = scale(lines)
+            if candidate > bestScale * 1.000001 { best = lines; bestScale = candidate }
+            if capHeight * candidate >= legible { break }
+        }
+        return flattened(best)
     }
 
     private static func validatedCapHeight(_ pixels: Double) throws -> Double {
@@ -102,22 +149,24 @@ extension FontLibrary {
         struct PlacedGlyph {
             var fill: GlyphCoverage
             var outline: GlyphCoverage?
+            var color: ColorGlyph?
             var penX: Int
             var baselineY: Int
         }
         var placed: [PlacedGlyph] = []
         var ink: PixelRect?
-        for line in layout.lines {
-            for (glyph, penX) in line.glyphs {
-                let fill = try coverage(of: glyph, size26Dot6: layout.size26Dot6, outlineRadius26Dot6: 0)
-                let outline = outlineRadius26Dot6 > 0
-                    ? try coverage(of: glyph, size26Dot6: layout.size26Dot6, outlineRadius26Dot6: outlineRadius26Dot6) : nil
-                for coverage in [fill, outline] {
-                    guard let coverage, coverage.width > 0 else { continue }
-                    ink = union(ink, coverage.rect(penX: penX, baselineY: line.baselineY))
-                }
-                placed.append(PlacedGlyph(fill: fill, outline: outline, penX: penX, baselineY: line.baselineY))
+        for glyph in layout.glyphs {
+            let isColor = faces[glyph.glyph.faceID].isColor
+            let color = isColor ? try colorGlyph(glyph.glyph, size26Dot6: layout.size26Dot6) : nil
+            // A colour glyph's silhouette (its alpha) stands in for the fill's coverage in the shadow.
+            let fill = try color?.alphaCoverage ?? coverage(of: glyph.glyph, size26Dot6: layout.size26Dot6, outlineRadius26Dot6: 0)
+            let outline = outlineRadius26Dot6 > 0
+                ? try coverage(of: glyph.glyph, size26Dot6: layout.size26Dot6, outlineRadius26Dot6: outlineRadius26Dot6) : nil
+            for coverage in [fill, outline] {
+                guard let coverage, coverage.width > 0 else { continue }
+                ink = union(ink, coverage.rect(penX: glyph.x, baselineY: glyph.baselineY))
             }
+            placed.append(PlacedGlyph(fill: fill, outline: outline, color: color, penX: glyph.x, baselineY: glyph.baselineY))
         }
 
         var canvas = layout.layoutBox
@@ -156,7 +205,11 @@ extension FontLibrary {
         }
         for glyph in placed {
             let penX = glyph.penX + dx, baselineY = glyph.baselineY + dy
-            composition.fill.drawMax(glyph.fill, penX: penX, baselineY: baselineY)
+            if let color = glyph.color {
+                composition.drawColor(color, penX: penX, baselineY: baselineY)
+            } else {
+                composition.fill.drawMax(glyph.fill, penX: penX, baselineY: baselineY)
+            }
             // The shadow is cast by everything the text paints: fill and outline.
             composition.shadow?.plane.drawMax(glyph.fill, penX: penX + shadowShift.x, baselineY: baselineY + shadowShift.y)
             if let coverage = glyph.outline {
@@ -173,87 +226,5 @@ extension FontLibrary {
         guard let a else { return b }
         let left = min(a.x, b.x), top = min(a.y, b.y)
         return PixelRect(x: left, y: top, width: max(a.maxX, b.maxX) - left, height: max(a.maxY, b.maxY) - top)
-    }
-}
-
-/// Colours the coverage planes and composes them, bottom to top: plate, shadow, then the text
-/// (fill plus the part of the outline outside the fill), each "over" what lies below.
-struct TextComposition {
-    var fill: CoveragePlane
-    var fillColor: RGBAColor
-    var outline: (plane: CoveragePlane, color: RGBAColor)?
-    var shadow: (plane: CoveragePlane, color: RGBAColor)?
-    var plate: (plane: CoveragePlane, color: RGBAColor)?
-
-    init(fill: CoveragePlane, fillColor: RGBAColor) {
-        self.fill = fill
-        self.fillColor = fillColor
-    }
-
-    /// Premultiplied RGBA for each coverage 0…255 of one colour: a pixel costs a table lookup.
-    private static func ramp(_ color: RGBAColor) -> [UInt32] {
-        (0...255).map { coverage -> UInt32 in
-            let alpha = UInt32(divideBy255(UInt32(color.alpha) * UInt32(coverage)))
-            let red = UInt32(divideBy255(UInt32(color.red) * alpha))
-            let green = UInt32(divideBy255(UInt32(color.green) * alpha))
-            let blue = UInt32(divideBy255(UInt32(color.blue) * alpha))
-            return red | green << 8 | blue << 16 | alpha << 24
-        }
-    }
-
-    /// `source` over `destination`, both premultiplied and packed as in `ramp`.
-    @inline(__always)
-    private static func over(_ source: UInt32, _ destination: UInt32) -> UInt32 {
-        let sourceAlpha = source >> 24
-        if sourceAlpha == 255 || destination == 0 { return source }
-        let keep = 255 - sourceAlpha
-        var result: UInt32 = 0
-        for shift in stride(from: 0 as UInt32, through: 24, by: 8) {
-            let channel = (source >> shift & 0xFF) + UInt32(divideBy255((destination >> shift & 0xFF) * keep))
-            result |= channel << shift
-        }
-        return result
-    }
-
-    func image(width: Int, height: Int) -> PremultipliedRGBAImage {
-        let count = width * height
-        let fillRamp = TextComposition.ramp(fillColor)
-        let outlineRamp = TextComposition.ramp(outline?.color ?? .clear)
-        let shadowRamp = TextComposition.ramp(shadow?.color ?? .clear)
-        let plateRamp = TextComposition.ramp(plate?.color ?? .clear)
-        let none: [UInt8] = []
-        let hasOutline = outline != nil, hasShadow = shadow != nil, hasPlate = plate != nil
-        var pixels = [UInt8](repeating: 0, count: count * 4)
-        pixels.withUnsafeMutableBufferPointer { out in
-            fill.values.withUnsafeBufferPointer { fillCoverage in
-            (outline?.plane.values ?? none).withUnsafeBufferPointer { outlineCoverage in
-            (shadow?.plane.values ?? none).withUnsafeBufferPointer { shadowCoverage in
-            (plate?.plane.values ?? none).withUnsafeBufferPointer { plateCoverage in
-                for i in 0..<count {
-                    var pixel: UInt32 = hasPlate ? plateRamp[Int(plateCoverage[i])] : 0
-                    if hasShadow, shadowCoverage[i] != 0 {
-                        pixel = TextComposition.over(shadowRamp[Int(shadowCoverage[i])], pixel)
-                    }
-                    let fillAmount = fillCoverage[i]
-                    let outlineAmount = hasOutline ? outlineCoverage[i] : 0
-                    // The outline paints only the area the fill leaves: coverages add up to at most
-                    // 255, so the packed channels add without carrying into each other.
-                    let ring = outlineAmount > fillAmount ? outlineAmount - fillAmount : 0
-                    if fillAmount != 0 || ring != 0 {
-                        pixel = TextComposition.over(fillRamp[Int(fillAmount)] + outlineRamp[Int(ring)], pixel)
-                    }
-                    if pixel != 0 {
-                        out[i * 4] = UInt8(truncatingIfNeeded: pixel)
-                        out[i * 4 + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
-                        out[i * 4 + 2] = UInt8(truncatingIfNeeded: pixel >> 16)
-                        out[i * 4 + 3] = UInt8(truncatingIfNeeded: pixel >> 24)
-                    }
-                }
-            }
-            }
-            }
-            }
-        }
-        return PremultipliedRGBAImage(width: width, height: height, pixels: pixels)
     }
 }
