@@ -6,7 +6,8 @@ import Animation
 /// rasterised, logos scaled, tiles laid out, opacity premultiplied; an animated logo's frames
 /// are each scaled once, when first shown. Per frame only the timelines are evaluated and the
 /// marks blended where they land, so a still and a video frame of the same size and time get
-/// identical marks.
+/// identical marks. Layers with `timedText` are the exception: their text is evaluated for
+/// every frame and the mark made again when it changes (see `TimedText`).
 ///
 /// One compositor per job and thread: it caches prepared marks and is not thread-safe.
 public final class Compositor {
@@ -14,6 +15,19 @@ public final class Compositor {
     /// short side can come out too small to read (0.02 of 300 px is 6 px), so the text, with its
     /// outline, shadow and box, grows to this. `maxWidth` still wins, so the text stays in the frame.
     public static let minimumCapHeightPixels = 8.0
+
+    /// The smallest cap height long text is shrunk to before it wraps instead (and below which
+    /// it is shrunk only with a warning): 0.025 of the frame's short side, and at least 9 px.
+    ///
+    /// Video is watched scaled to the screen, so legibility is a share of the picture: 0.025 of
+    /// the short side is 9 px on a 360p frame, the size of small print on a phone held upright
+    /// (a 360-point-wide screen), and keeps that proportion at 1080p (27 px) when the same video
+    /// is shown on the same screen. The 9 px minimum keeps thumbnails and tiny frames readable at
+    /// all (below about 9 px, DejaVu Sans's lower-case letters are 6 px and blur together).
+    /// Never above the size asked for: a small mark is wanted small.
+    public static func legibleCapHeightPixels(shortSide: Int) -> Double {
+        max(0.025 * Double(shortSide), 9)
+    }
 
     /// Which layer is drawn over which where they overlap.
     public enum Stacking: Sendable {
@@ -28,6 +42,8 @@ public final class Compositor {
     let fonts: FontLibrary
     private let warn: (String) -> Void
     private var prepared: [Geometry: [PreparedLayer]] = [:]
+    /// Warnings already given, so a message is said once per job, not once per frame.
+    private var warned: Set<String> = []
 
     struct Geometry: Hashable {
         var storedWidth: Int
@@ -47,6 +63,10 @@ public final class Compositor {
         self.fonts = fonts
         self.stacking = stacking
         self.warn = warn
+    }
+
+    private func warnOnce(_ message: String) {
+        if warned.insert(message).inserted { warn(message) }
     }
 
     /// Whether any layer could ever draw (an empty config leaves frames untouched).
@@ -77,7 +97,10 @@ public final class Compositor {
     /// cannot fail to scale.
     public func validate(displayWidth: Int = 1920, displayHeight: Int = 1080) throws {
         for (index, spec) in layers.enumerated() {
-            guard case .text = spec.content else { continue }
+            switch spec.content {
+            case .text, .timedText: break
+            case .image, .animatedImage: continue
+            }
             do {
                 _ = try makeSprite(spec, displayWidth: displayWidth, displayHeight: displayHeight, warn: { _ in })
             } catch {
@@ -90,8 +113,18 @@ public final class Compositor {
     public func composite(onto canvas: some CompositingCanvas, at time: PresentationTime,
                           rotation: DisplayRotation = .upright, pixelAspect: PixelAspect = .square) throws {
         let geometry = Geometry(storedWidth: canvas.width, storedHeight: canvas.height, rotation: rotation, pixelAspect: pixelAspect)
-        let layersForFrame = try preparedLayers(for: geometry)
+        var layersForFrame = try preparedLayers(for: geometry)
         let display = geometry.display
+        for (index, spec) in layers.enumerated() {
+            guard case .timedText(let timed) = spec.content, Self.opacityByte(spec.timeline.state(at: time).opacity) > 0 else { continue }
+            let text = timed.text(time)
+            guard text != layersForFrame[index].timedText else { continue }
+            // Warnings were given when the layer was first prepared; a text that changes every
+            // frame would otherwise repeat them (with slightly different numbers) frame after frame.
+            let layer = try prepareTimedText(spec, index: index, text: text, geometry: geometry, warn: { _ in })
+            layersForFrame[index] = layer
+            prepared[geometry]?[index] = layer
+        }
         let squareWidth = pixelAspect.squareWidth(ofStoredWidth: canvas.width)
         let shortSide = Double(min(display.width, display.height))
         let pairs = zip(layers, layersForFrame)
@@ -121,19 +154,24 @@ public final class Compositor {
         let display = geometry.display
         var result: [PreparedLayer] = []
         for (index, spec) in layers.enumerated() {
+            let named = { [unowned self] (message: String) in self.warnOnce("\(Self.name(of: spec, index: index)): \(message)") }
+            if case .timedText(let timed) = spec.content {
+                result.append(try prepareTimedText(spec, index: index, text: timed.text(.zero), geometry: geometry, warn: named))
+                continue
+            }
             let sprite: Sprite
             do {
-                sprite = try makeSprite(spec, displayWidth: display.width, displayHeight: display.height, warn: warn)
+                sprite = try makeSprite(spec, displayWidth: display.width, displayHeight: display.height, warn: named)
             } catch {
                 throw LayerPreparationError(layerIndex: index, origin: spec.origin, underlying: error)
             }
             var finished = finish(sprite, spec: spec, geometry: geometry)
             if finished.isTiled, let tiling = finished.tiling, !tiling.coversFrame {
-                warn("\(Self.name(of: spec, index: index)): \(Self.tileWarning(tiling, spec: spec, display: display))")
+                named(Self.tileWarning(tiling, spec: spec, display: display))
             }
             if case .animatedImage(let animation, let name) = spec.content, animation.frames.count > 1 {
                 if finished.isTiled {
-                    warn("\(Self.name(of: spec, index: index)): image \(name) is animated, but a tiled layer shows only its first frame")
+                    named("image \(name) is animated, but a tiled layer shows only its first frame")
                 } else {
                     // Later frames are scaled when first shown; the first frame's sprite gave the warnings.
                     finished.frames = PreparedFrames(count: animation.frames.count, first: finished.frames.first, loop: animation.loop) {
@@ -148,6 +186,23 @@ public final class Compositor {
         }
         prepared[geometry] = result
         return result
+    }
+
+    /// A timed text layer prepared with the text it shows at one frame.
+    private func prepareTimedText(_ spec: LayerSpec, index: Int, text: String, geometry: Geometry,
+                                  warn: (String) -> Void) throws -> PreparedLayer {
+        var fixed = spec
+        fixed.content = .text(text)
+        let display = geometry.display
+        let sprite: Sprite
+        do {
+            sprite = try makeSprite(fixed, displayWidth: display.width, displayHeight: display.height, warn: warn)
+        } catch {
+            throw LayerPreparationError(layerIndex: index, origin: spec.origin, underlying: error)
+        }
+        var layer = finish(sprite, spec: spec, geometry: geometry)
+        layer.timedText = text
+        return layer
     }
 
     /// The warning for a tiled pattern that leaves a clean square wider than the limit.

@@ -9,6 +9,8 @@ public struct LayerSpec: Sendable {
         case image(StraightRGBAImage, name: String)
         /// An animated logo, played by presentation time and looped.
         case animatedImage(AnimatedImage, name: String)
+        /// Text that changes with the frame's presentation time (a timecode, the time itself).
+        case timedText(TimedText)
     }
 
     /// Whose layout rules size and place a layer.
@@ -88,8 +90,13 @@ public struct LayerSpec: Sendable {
     /// 0…1, multiplies the colour's (or image's) own alpha.
     public var opacity: Double
     public var insetFraction: Double
-    /// Text wider than this fraction of the frame width is shrunk to fit.
+    /// Text wider than this fraction of the frame width is shrunk, or wrapped, to fit.
     public var maxWidthFraction: Double
+    /// Lines a long text may wrap onto before it shrinks below the legible cap height
+    /// (`Compositor.legibleCapHeightPixels`).
+    public var maxLines: Int
+    /// How the lines of a multi-line text line up.
+    public var alignment: TextAlignment
     public var outline: Outline?
     public var shadow: Shadow?
     public var box: Box?
@@ -107,7 +114,7 @@ public struct LayerSpec: Sendable {
                 outline: Outline? = nil, shadow: Shadow? = nil, box: Box? = nil, tile: TilePattern? = nil,
                 timeline: LayerTimeline, origin: Origin? = nil,
                 hdrWhiteNits: Double = GraphicsWhiteMapping.defaultWhiteNits, convention: LayoutConvention = .standard,
-                imageBox: ImageBox? = nil) {
+                imageBox: ImageBox? = nil, maxLines: Int = 2, alignment: TextAlignment = .center) {
         self.content = content
         self.sizeFraction = sizeFraction
         self.font = font
@@ -124,6 +131,8 @@ public struct LayerSpec: Sendable {
         self.hdrWhiteNits = hdrWhiteNits
         self.convention = convention
         self.imageBox = imageBox
+        self.maxLines = maxLines
+        self.alignment = alignment
     }
 }
 
@@ -145,5 +154,19 @@ public struct LayerPreparationError: Error, CustomStringConvertible {
     public var description: String {
         guard let origin else { return "layer \(layerIndex + 1): \(underlying)" }
         return "\(origin.file): \(origin.path): \(underlying)"
+    }
+}
+
+/// The text of a layer as a function of presentation time, evaluated for every frame drawn.
+///
+/// The function must be pure (the same time gives the same text, as the guarantees ask of every
+/// mark) and cheap: it runs once per frame. Consecutive frames with the same text reuse the
+/// prepared mark; a changed text is shaped and composed again, its glyphs coming from the font
+/// library's cache, so only glyphs never drawn before are rasterised.
+public struct TimedText: Sendable {
+    public let text: @Sendable (PresentationTime) -> String
+
+    public init(_ text: @escaping @Sendable (PresentationTime) -> String) {
+        self.text = text
     }
 }

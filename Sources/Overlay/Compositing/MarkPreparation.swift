@@ -10,6 +10,8 @@ struct PreparedLayer {
     var isTiled: Bool
     /// How the tiled pattern covers the frame (tiled layers only).
     var tiling: TilePattern.Rendering?
+    /// For a timed text layer, the text this mark shows.
+    var timedText: String?
 
     /// A mark with no pixels (an image box of zero width or height) is never blended.
     var isEmpty: Bool { displayImageSize.width <= 0 || displayImageSize.height <= 0 }
@@ -77,10 +79,15 @@ extension Compositor {
     }
 
     /// The untiled mark of one layer for a frame of this display size (an animated logo's
-    /// first frame); internal for the tests.
-    func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int, warn: (String) -> Void) throws -> Sprite {
+    /// first frame; a timed text's text at `time`); internal for the tests.
+    func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int, at time: PresentationTime = .zero,
+                    warn: (String) -> Void) throws -> Sprite {
         let shortSide = Double(min(displayWidth, displayHeight))
         switch spec.content {
+        case .timedText(let timed):
+            var fixed = spec
+            fixed.content = .text(timed.text(time))
+            return try makeSprite(fixed, displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
         case .text(let text):
             var requestedCap = spec.sizeFraction * shortSide
             if spec.convention == .tpStreams, requestedCap.isFinite {
@@ -97,6 +104,8 @@ extension Compositor {
             let style = TextStyle(
                 text: text, font: spec.font, capHeightPixels: requestedCap * grow, color: spec.color,
                 maxWidthPixels: maxWidth,
+                minimumLegibleCapHeightPixels: Self.legibleCapHeightPixels(shortSide: min(displayWidth, displayHeight)),
+                maxLines: spec.maxLines, alignment: spec.alignment,
                 outline: spec.outline.map { TextOutline(widthPixels: $0.widthFraction * length, color: $0.color) },
                 shadow: spec.shadow.map {
                     TextShadow(offsetXPixels: $0.offsetXFraction * length, offsetYPixels: $0.offsetYFraction * length,

@@ -1,0 +1,68 @@
+import Animation
+import Testing
+@testable import Overlay
+
+/// Layers whose text is a function of presentation time (timecode, PTS burn-in).
+@Suite struct TimedTextTests {
+    /// Frame numbers at 25 fps, as a stand-in for a timecode.
+    static let frameCounter = TimedText { time in
+        let frame = Int((time.seconds * 25).rounded(.down))
+        return "TC \(frame / 25):\(frame % 25 < 10 ? "0" : "")\(frame % 25)"
+    }
+
+    static func layer(outline: Bool = false) -> LayerSpec {
+        LayerSpec(content: .timedText(frameCounter), sizeFraction: 0.05, opacity: 0.8,
+                  outline: outline ? LayerSpec.Outline(widthFraction: 0.004, color: .black) : nil,
+                  timeline: LayerTimeline(xPercent: 100, yPercent: 100))
+    }
+
+    @Test func theTextFollowsPresentationTimeAndIsAPureFunctionOfIt() throws {
+        let compositor = Compositor(layers: [Self.layer()], fonts: try FontLibrary())
+        let first = try CanvasMeasurements.render(compositor, width: 320, height: 180, at: .zero)
+        let later = try CanvasMeasurements.render(compositor, width: 320, height: 180, at: PresentationTime(seconds: 1.04))
+        #expect(first != later)
+        // Back to an earlier time: the same pixels, whatever was drawn in between.
+        #expect(try CanvasMeasurements.render(compositor, width: 320, height: 180, at: .zero) == first)
+        // A fresh compositor asked straight for the later time draws the same as one that got there frame by frame.
+        let fresh = Compositor(layers: [Self.layer()], fonts: try FontLibrary())
+        #expect(try CanvasMeasurements.render(fresh, width: 320, height: 180, at: PresentationTime(seconds: 1.04)) == later)
+        // The same as a fixed text layer with that text.
+        var fixed = Self.layer()
+        fixed.content = .text("TC 1:01")
+        #expect(try CanvasMeasurements.render(Compositor(layers: [fixed], fonts: try FontLibrary()), width: 320, height: 180) == later)
+    }
+
+    @Test func onlyGlyphsNeverDrawnBeforeAreRasterised() throws {
+        let fonts = try FontLibrary()
+        let compositor = Compositor(layers: [Self.layer(outline: true)], fonts: fonts)
+        var frame = StraightRGBAImage(width: 640, height: 360)
+        // One second of frames draws every digit once, plus the fixed characters: no more.
+        for number in 0..<25 {
+            try frame.withCanvas { try compositor.composite(onto: $0, at: PresentationTime(value: Int64(number), timescale: 25)) }
+        }
+        let afterOneSecond = fonts.glyphsRasterized
+        // "TC", ":", space and ten digits, each as fill and outline: at most 2 × 14 bitmaps.
+        #expect(afterOneSecond <= 28, "\(afterOneSecond) glyphs rasterised")
+        for number in 25..<75 {
+            try frame.withCanvas { try compositor.composite(onto: $0, at: PresentationTime(value: Int64(number), timescale: 25)) }
+        }
+        #expect(fonts.glyphsRasterized == afterOneSecond)
+    }
+
+    @Test func validationAndWarningsHappenOnceNotPerFrame() throws {
+        let warnings = WarningList()
+        let timed = LayerSpec(content: .timedText(TimedText { _ in "\u{E000} changing" }), sizeFraction: 0.05, opacity: 1,
+                              timeline: LayerTimeline(xPercent: 0, yPercent: 0))
+        let compositor = Compositor(layers: [timed], fonts: try FontLibrary(), warn: { warnings.append($0) })
+        try compositor.validate()
+        for second in 0..<4 {
+            _ = try CanvasMeasurements.render(compositor, width: 200, height: 100, at: PresentationTime(seconds: Double(second)))
+        }
+        #expect(warnings.messages.count == 1)
+        #expect(warnings.messages.first?.hasPrefix("layer 1: font DejaVu Sans has no glyph for U+E000") == true)
+        // A timed text that is empty at some time fails like a fixed one, naming the layer.
+        let empty = Compositor(layers: [LayerSpec(content: .timedText(TimedText { _ in "" }), sizeFraction: 0.05, opacity: 1,
+                                                  timeline: LayerTimeline(xPercent: 0, yPercent: 0))], fonts: try FontLibrary())
+        #expect(throws: LayerPreparationError.self) { try empty.validate() }
+    }
+}
