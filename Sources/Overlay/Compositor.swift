@@ -126,7 +126,6 @@ public final class Compositor {
             prepared[geometry]?[index] = layer
         }
         let squareWidth = pixelAspect.squareWidth(ofStoredWidth: canvas.width)
-        let shortSide = Double(min(display.width, display.height))
         let pairs = zip(layers, layersForFrame)
         for (spec, layer) in stacking == .laterOnTop ? Array(pairs) : pairs.reversed() {
             let state = spec.timeline.state(at: time)
@@ -137,19 +136,15 @@ public final class Compositor {
                 canvas.blend(mark, atX: 0, y: 0, opacity: opacity)
                 continue
             }
-            let origin = Placement.origin(boxWidth: layer.layoutBox.width, boxHeight: layer.layoutBox.height,
-                                          frameWidth: display.width, frameHeight: display.height,
-                                          insetPixels: spec.insetFraction * shortSide,
-                                          xPercent: state.xPercent, yPercent: state.yPercent, convention: spec.convention)
-            let displayRect = PixelRect(x: origin.x - layer.layoutBox.x, y: origin.y - layer.layoutBox.y,
-                                        width: layer.displayImageSize.width, height: layer.displayImageSize.height)
+            let displayRect = Self.footprint(of: layer, spec: spec, display: display)
+                .displayRect(xPercent: state.xPercent, yPercent: state.yPercent)
             // Display → stored orientation (in square pixels) → stored pixels.
             let square = rotation.storedRect(ofDisplayRect: displayRect, storedWidth: squareWidth, storedHeight: canvas.height)
             canvas.blend(mark, atX: pixelAspect.storedX(ofSquareX: square.x), y: square.y, opacity: opacity)
         }
     }
 
-    private func preparedLayers(for geometry: Geometry) throws -> [PreparedLayer] {
+    func preparedLayers(for geometry: Geometry) throws -> [PreparedLayer] {
         if let cached = prepared[geometry] { return cached }
         let display = geometry.display
         var result: [PreparedLayer] = []

@@ -1,0 +1,76 @@
+import Animation
+
+/// Where one layer's mark lands on frames of one display size, without its pixels: the size
+/// of the mark, the layout box that placement aligns inside it, and the frame, inset and
+/// convention placement works with. `Compositor` places every mark it draws through
+/// `displayRect`, so code that needs positions only (leak tracing) gets the same answer.
+public struct MarkFootprint: Equatable, Sendable {
+    /// The size of the mark's pixels as displayed: text with its outline, shadow and box, a
+    /// scaled logo, or the whole frame for a tiled layer.
+    public let width: Int
+    public let height: Int
+    /// The rectangle inside the mark's pixels that placement aligns (see `Sprite.layoutBox`).
+    public let layoutBox: PixelRect
+    public let displayWidth: Int
+    public let displayHeight: Int
+    /// The safe margin at the frame's edges, in display pixels.
+    public let insetPixels: Double
+    public let convention: LayerSpec.LayoutConvention
+    /// A tiled layer covers the whole frame and does not move.
+    public let isTiled: Bool
+
+    public init(width: Int, height: Int, layoutBox: PixelRect, displayWidth: Int, displayHeight: Int,
+                insetPixels: Double, convention: LayerSpec.LayoutConvention = .standard, isTiled: Bool) {
+        self.width = width
+        self.height = height
+        self.layoutBox = layoutBox
+        self.displayWidth = displayWidth
+        self.displayHeight = displayHeight
+        self.insetPixels = insetPixels
+        self.convention = convention
+        self.isTiled = isTiled
+    }
+
+    /// A mark with no pixels (an image box of zero width or height) is never drawn.
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+
+    /// The display rectangle the mark's pixels cover when its layer is at (`xPercent`, `yPercent`)
+    /// (a `LayerState`'s position). It may reach past the frame where an outline or shadow does.
+    public func displayRect(xPercent: Double, yPercent: Double) -> PixelRect {
+        if isTiled { return PixelRect(x: 0, y: 0, width: width, height: height) }
+        let origin = Placement.origin(boxWidth: layoutBox.width, boxHeight: layoutBox.height,
+                                      frameWidth: displayWidth, frameHeight: displayHeight,
+                                      insetPixels: insetPixels, xPercent: xPercent, yPercent: yPercent, convention: convention)
+        return PixelRect(x: origin.x - layoutBox.x, y: origin.y - layoutBox.y, width: width, height: height)
+    }
+}
+
+extension Compositor {
+    /// Where each layer's mark lands on frames stored at `storedWidth`×`storedHeight` shown with
+    /// `rotation`, in `layers` order and display coordinates, without drawing: `composite`
+    /// places marks through these footprints.
+    public func footprints(storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright,
+                           pixelAspect: PixelAspect = .square) throws -> [MarkFootprint] {
+        let geometry = Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect)
+        return zip(layers, try preparedLayers(for: geometry)).map { Self.footprint(of: $1, spec: $0, display: geometry.display) }
+    }
+
+    /// The display rectangle each layer's mark covers on the frame presented at `time`, nil for
+    /// a layer not drawn then (the test `composite` applies). See `footprints`.
+    public func markRects(at time: PresentationTime, storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright,
+                          pixelAspect: PixelAspect = .square) throws -> [PixelRect?] {
+        let footprints = try footprints(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect)
+        return zip(layers, footprints).map { spec, footprint in
+            let state = spec.timeline.state(at: time)
+            guard Self.opacityByte(state.opacity) > 0, !footprint.isEmpty else { return nil }
+            return footprint.displayRect(xPercent: state.xPercent, yPercent: state.yPercent)
+        }
+    }
+
+    static func footprint(of layer: PreparedLayer, spec: LayerSpec, display: (width: Int, height: Int)) -> MarkFootprint {
+        MarkFootprint(width: layer.displayImageSize.width, height: layer.displayImageSize.height, layoutBox: layer.layoutBox,
+                      displayWidth: display.width, displayHeight: display.height,
+                      insetPixels: spec.insetFraction * Double(min(display.width, display.height)),
+                      convention: spec.convention, isTiled: layer.isTiled)
+    }
+}
