@@ -6,16 +6,13 @@ import VideoWM
 enum CommandLineTool {
     static let version = "0.1.0"
 
+    /// Every command, in the order the overview lists them. A new command is one more line here.
+    static var commands: [any ToolCommand.Type] {
+        [TranscodeCommand.self, StampCommand.self, ThumbnailCommand.self, BatchCommand.self, PreviewCommand.self, ProbeCommand.self]
+    }
+
     static func command(named name: String) -> (any ToolCommand.Type)? {
-        switch name {
-        case "transcode": TranscodeCommand.self
-        case "thumbnail": ThumbnailCommand.self
-        case "stamp": StampCommand.self
-        case "probe": ProbeCommand.self
-        case "preview": PreviewCommand.self
-        case "batch": BatchCommand.self
-        default: nil
-        }
+        commands.first { $0.name == name }
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -65,12 +62,3 @@ enum CommandLineTool {
         }
     }
 }
-
-/// One subcommand: parsed from its arguments, validated, then run.
-protocol ToolCommand {
-    init(arguments: [String]) throws
-    /// Checks the options together (after parsing, before touching any file).
-    mutating func validate() throws
-    func run(console: Console) throws
-}
-

@@ -7,54 +7,83 @@ struct BatchCommand: ToolCommand {
     var input = ""
     var csvPath: String?
     var outputTemplate: String?
-    var outputsPerDecode = 4
+    /// One decode feeds this many encoders at once (`-j`).
+    static let defaultOutputsPerDecode = 4
+    var outputsPerDecode = defaultOutputsPerDecode
     var shard: String?
     var shardCount: Int?
     var force = false
     var reportPath: String?
     var marks = MarkOptions()
     var encode = EncodeOptions()
+    var outputOptions = OutputOptions()
 
-    init(arguments: [String]) throws {
-        var scanner = ArgumentScanner(arguments, command: Self.name)
-        var marks = MarkOptions(), encode = EncodeOptions()
-        var csvPath: String?, outputTemplate: String?, shard: String?, shardCount: Int?, reportPath: String?
-        var outputsPerDecode = 4, force = false
-        try scanner.scan { option, value in
-            switch option {
-            case "--vars": csvPath = try value()
-            case "-o", "--output": outputTemplate = try value()
-            case "-j", "--jobs": outputsPerDecode = try Parse.integer(try value(), option: option, command: Self.name, range: 1...64)
-            case "--shard": shard = try value()
-            case "--shard-count": shardCount = try Parse.integer(try value(), option: option, command: Self.name, range: 1...1_000_000)
-            case "--force": force = true
-            case "--report": reportPath = try value()
-            default: return try marks.handle(option, value, command: Self.name) || encode.handle(option, value, command: Self.name)
-            }
-            return true
-        }
-        (self.marks, self.encode, self.csvPath, self.outputTemplate) = (marks, encode, csvPath, outputTemplate)
-        (self.shard, self.shardCount, self.reportPath, self.outputsPerDecode, self.force) = (shard, shardCount, reportPath, outputsPerDecode, force)
-        input = try scanner.files(1, described: "one INPUT video")[0]
+    static var optionGroups: [OptionGroup<Self>] {
+        [OptionGroup("Options", [
+            .text("--vars", placeholder: "FILE.csv", help: "the rows (RFC 4180 CSV, UTF-8, header first)", example: "rows.csv") { $0.csvPath = $1 },
+            .text("-o", "--output", placeholder: "TEMPLATE", help: "output path with {column} placeholders",
+                  example: "out/{id}.mp4") { $0.outputTemplate = $1 },
+            .integer("-j", "--jobs", range: 1...64, help: "outputs encoded at once from one decode, 1…64 (default \(defaultOutputsPerDecode))") { $0.outputsPerDecode = $1 },
+            .text("--shard", placeholder: "I/N", help: """
+                  take the rows whose index (0 for the first) is ≡ I mod N; default: from \
+                  SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX (Kubernetes) with the count \
+                  from --shard-count N or VIDEOWM_SHARD_COUNT; else every row
+                  """, example: "0/2") { $0.shard = $1 },
+            .integer("--shard-count", range: 1...1_000_000,
+                     help: "the N of a Kubernetes shard whose index is JOB_COMPLETION_INDEX (instead of VIDEOWM_SHARD_COUNT)") {
+                $0.shardCount = $1
+            },
+            .flag("--force", help: "redo rows whose output exists (replacing it)") { $0.force = true },
+            .text("--report", placeholder: "FILE", help: """
+                  append one JSON line per row: {"row", "output", "status" (done, skipped, failed), "seconds", "error"}
+                  """) { $0.reportPath = $1 },
+        ]),
+         MarkOptions.options.helping("--var", "a value shared by every row (not a CSV column)").lifted(\.marks),
+         EncodeOptions.options.lifted(\.encode),
+         OutputOptions.options
+            .helping("-y", "the same as --force")
+            .helping("--progress", "auto (bar on a terminal), bar, json (row/progress/done objects, one a line, on stdout), none")
+            .lifted(\.outputOptions)]
     }
+
+    static var files: FileArguments<Self> { .exactly(1, described: "one INPUT video") { $0.input = $1[0] } }
+
+    static let help = CommandHelp(
+        usage: """
+        videowm batch INPUT -c CONFIG --vars FILE.csv --output TEMPLATE [-j N] [--shard I/N]
+                      [--force] [--report FILE] [encode options]
+        """,
+        discussion: """
+        One output per CSV row: the header names the variables (email,name,id,plan), each
+        row fills the config's {name} placeholders and the output TEMPLATE, e.g.
+        --output 'out/{id}.mp4'. Values are made safe for file names (no '/', '..', control
+        characters, leading '.' or '-') and every output stays inside TEMPLATE's folder, which
+        must exist (folders below it that placeholders name are created). Every row is checked
+        before anything is encoded. Rows whose output exists are skipped, so a re-run after an
+        interrupt does only the rest. Rows share one decode of INPUT, N outputs at a time.
+        A row whose layers "unless" all leaves out gets a copy of the video, not re-encoded.
+        """,
+        epilogue: """
+        Exit: 0 when every row is done or skipped; otherwise the highest exit code among the
+        failed rows (e.g. 73 output cannot be created, 74 write error); the other rows are
+        still done. 64 (before anything is encoded) when a row or the template is wrong,
+        66 when INPUT is missing, 130 when interrupted.
+        """)
 
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
         guard csvPath != nil else { throw UsageError("--vars FILE.csv is required (one row per output)", command: Self.name) }
         guard outputTemplate != nil else { throw UsageError("--output TEMPLATE is required, e.g. --output 'out/{id}.mp4'", command: Self.name) }
-        if encode.settings.crf != nil && encode.settings.bitRate != nil {
-            throw UsageError("--crf and --bitrate exclude each other", command: Self.name)
-        }
+        try encode.validate(command: Self.name)
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)
         }
         // -y means what it means elsewhere: replace existing outputs.
-        force = force || marks.overwrite
+        force = force || outputOptions.overwrite
     }
 
     func run(console: Console) throws {
-        console.verbosity = marks.verbosity
-        VideoWMLibrary.configureLogging(verbose: marks.verbosity == .verbose)
+        outputOptions.configure(console)
         let config = try WatermarkConfig.load(path: try marks.requireConfig(command: Self.name), warn: console.warningHandler)
         let table = try CSVTable.load(path: csvPath!)
         let template = try OutputPathTemplate(outputTemplate!)
@@ -68,7 +97,7 @@ struct BatchCommand: ToolCommand {
         }
         let report = try reportPath.map { try BatchReport(path: $0) }
 
-        let display = BatchProgressDisplay(mode: marks.progress, console: console)
+        let display = BatchProgressDisplay(mode: outputOptions.progress, console: console)
         let runner = BatchRunner(input: input, config: config, rows: rows, outputDirectory: template.baseDirectory,
                                  settings: encode.settings, damagePolicy: encode.damagePolicy, outputsPerDecode: outputsPerDecode,
                                  force: force, warn: console.warningHandler)
@@ -89,84 +118,4 @@ struct BatchCommand: ToolCommand {
             throw CommandFailures(exitsAs: worst)
         }
     }
-}
-
-/// Progress of a whole batch in `ProgressDisplay`'s style: a live bar with rows done, failed
-/// and the ETA on a terminal; with `--progress json`, one object per line on stdout (a
-/// `row` event per row, `progress` at most once a second, `done` at the end).
-final class BatchProgressDisplay {
-    let mode: ProgressDisplay.Mode
-    private let console: Console
-    private var lastDraw = Date.distantPast
-    private var barShown = false
-
-    init(mode: ProgressDisplay.Mode, console: Console) {
-        self.console = console
-        switch mode {
-        case .auto: self.mode = console.isTerminal && console.verbosity != .quiet ? .bar : .none
-        default: self.mode = mode
-        }
-    }
-
-    func rowFinished(_ result: BatchRowResult) {
-        let row = result.row
-        switch mode {
-        case .json:
-            emit("{\"event\":\"row\"," + result.jsonLine.dropFirst())
-        default:
-            break
-        }
-        if let error = result.error {
-            clearBar()
-            console.error("row \(row.number): \(errorLine(for: error))")
-        } else if mode != .bar && (result.status == .done || console.verbosity == .verbose) {
-            console.info(result.status == .done
-                ? "row \(row.number): \(row.output) done in \(String(format: "%.1f", result.seconds)) s"
-                : "row \(row.number): \(row.output) exists, skipped (--force redoes it)")
-        }
-    }
-
-    func update(_ progress: BatchProgress, final: Bool = false) {
-        guard mode == .bar || mode == .json else { return }
-        let now = Date()
-        guard final || now.timeIntervalSince(lastDraw) >= (mode == .json ? 1.0 : 0.2) else { return }
-        lastDraw = now
-        if mode == .json {
-            var fields = ["\"event\":\"\(final ? "done" : "progress")\"", "\"total\":\(progress.total)", "\"done\":\(progress.done)",
-                          "\"skipped\":\(progress.skipped)", "\"failed\":\(progress.failed)",
-                          "\"percent\":\(round3(progress.fractionComplete * 100))", "\"elapsed\":\(round3(progress.elapsedSeconds))"]
-            if let eta = progress.etaSeconds { fields.append("\"eta\":\(round3(eta))") }
-            emit("{" + fields.joined(separator: ",") + "}")
-            return
-        }
-        let width = 30
-        let filled = Int(progress.fractionComplete * Double(width))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let etaText = progress.etaSeconds.map { String(format: "ETA %02d:%02d", Int($0) / 60, Int($0) % 60) } ?? "ETA --:--"
-        let failed = progress.failed > 0 ? String(format: " %d failed", progress.failed) : ""
-        console.write(String(format: "\r[%@] %5.1f%% %d/%d rows%@ %@", bar, progress.fractionComplete * 100,
-                             progress.finished, progress.total, failed, etaText) + (final ? "\n" : ""))
-        barShown = !final
-    }
-
-    /// Draws the final state, then one summary line.
-    func finish(_ progress: BatchProgress) {
-        update(progress, final: true)
-        console.info("\(progress.done) done, \(progress.skipped) skipped, \(progress.failed) failed of \(progress.total) rows"
-                     + String(format: " in %.1f s", progress.elapsedSeconds))
-    }
-
-    /// Ends the bar's line so an error printed next starts on its own line.
-    func stop() { clearBar() }
-
-    private func clearBar() {
-        if barShown { console.write("\r\u{1B}[2K") }
-        barShown = false
-    }
-
-    private func emit(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    private func round3(_ v: Double) -> String { String(format: "%.3f", v) }
 }

@@ -7,23 +7,27 @@ struct PreviewCommand: ToolCommand {
     var output: String?
     var frames = ContactSheet.defaultFrameCount
     var marks = MarkOptions()
+    var outputOptions = OutputOptions()
 
-    init(arguments: [String]) throws {
-        var scanner = ArgumentScanner(arguments, command: Self.name)
-        var marks = MarkOptions()
-        var output: String?, frames = ContactSheet.defaultFrameCount
-        try scanner.scan { option, value in
-            switch option {
-            case "-o", "--output": output = try value()
-            case "--frames":
-                frames = try Parse.integer(try value(), option: option, command: Self.name, range: 1...ContactSheet.frameCountLimit)
-            default: return try marks.handle(option, value, command: Self.name)
-            }
-            return true
-        }
-        (self.marks, self.output, self.frames) = (marks, output, frames)
-        input = try scanner.files(1, described: "one INPUT video")[0]
+    static var optionGroups: [OptionGroup<Self>] {
+        [OptionGroup("Options", [
+            .text("-o", "--output", placeholder: "FILE", help: "the sheet (.png; .jpg and .webp also work)") { $0.output = $1 },
+            .integer("--frames", range: 1...ContactSheet.frameCountLimit,
+                     help: "how many frames, 1…\(ContactSheet.frameCountLimit) (default \(ContactSheet.defaultFrameCount))") { $0.frames = $1 },
+        ]),
+         MarkOptions.options.lifted(\.marks), OutputOptions.optionsForCommandsWithoutProgress.lifted(\.outputOptions)]
     }
+
+    static var files: FileArguments<Self> { .exactly(1, described: "one INPUT video") { $0.input = $1[0] } }
+
+    static let help = CommandHelp(
+        usage: "videowm preview INPUT -c CONFIG -o SHEET.png [--frames N] [--var KEY=VALUE]... [-y]",
+        discussion: """
+        Writes a contact sheet: N frames spread evenly from the first to the last, each marked
+        exactly as 'videowm transcode' marks it and labelled with its time, in a grid, so
+        you see the whole animation path before a long job. Tiles are at most 480 pixels on
+        their longer side.
+        """)
 
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
@@ -31,7 +35,8 @@ struct PreviewCommand: ToolCommand {
     }
 
     func run(console: Console) throws {
+        outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
-        try ContactSheet.make(video: input, output: output!, frames: frames, compositor: compositor, overwrite: marks.overwrite)
+        try ContactSheet.make(video: input, output: output!, frames: frames, compositor: compositor, overwrite: outputOptions.overwrite)
     }
 }

@@ -7,31 +7,39 @@ struct TranscodeCommand: ToolCommand {
     var output = ""
     var marks = MarkOptions()
     var encode = EncodeOptions()
+    var outputOptions = OutputOptions()
 
-    init(arguments: [String]) throws {
-        var scanner = ArgumentScanner(arguments, command: Self.name)
-        var marks = MarkOptions(), encode = EncodeOptions()
-        try scanner.scan { option, value in
-            try marks.handle(option, value, command: Self.name) || encode.handle(option, value, command: Self.name)
-        }
-        self.marks = marks
-        self.encode = encode
-        let files = try scanner.files(2, described: "INPUT and OUTPUT")
-        (input, output) = (files[0], files[1])
+    static var optionGroups: [OptionGroup<Self>] {
+        [MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), OutputOptions.options.lifted(\.outputOptions)]
     }
+
+    static var files: FileArguments<Self> {
+        .exactly(2, described: "INPUT and OUTPUT") { $0.input = $1[0]; $0.output = $1[1] }
+    }
+
+    static let help = CommandHelp(
+        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [encode options] [-y]",
+        discussion: """
+        Decodes every frame of INPUT, marks it at its presentation time and re-encodes it;
+        audio, subtitle and data streams are copied (audio the container cannot hold is
+        re-encoded; text subtitles become mov_text or WebVTT). The container follows OUTPUT's
+        extension (.mp4 .mov .mkv .webm …); MP4/MOV get their index at the front.
+        Every frame keeps its presentation time; if the picture changes size mid-stream,
+        later sizes are scaled to fit the first between black bars (with a notice).
+        OUTPUT appears only when complete; an existing OUTPUT is kept unless -y.
+        """)
 
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
-        if encode.settings.crf != nil && encode.settings.bitRate != nil {
-            throw UsageError("--crf and --bitrate exclude each other", command: Self.name)
-        }
+        try encode.validate(command: Self.name)
     }
 
     func run(console: Console) throws {
+        outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
-        let display = ProgressDisplay(mode: marks.progress, console: console, label: input)
+        let display = TranscodeProgressDisplay(mode: outputOptions.progress, console: console, label: input)
         let transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
-                                    overwrite: marks.overwrite, damagePolicy: encode.damagePolicy, warn: console.warningHandler,
+                                    overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, warn: console.warningHandler,
                                     progress: { done, total, frames in display.update(done: done, total: total, frames: frames) })
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)

@@ -1,0 +1,38 @@
+import Foundation
+import VideoWM
+
+/// `videowm probe INPUT [--json]`
+struct ProbeCommand: ToolCommand {
+    static let name = "probe"
+    var input = ""
+    var json = false
+
+    static var optionGroups: [OptionGroup<Self>] {
+        [OptionGroup("Options", [
+            .flag("--json", help: "the same as one JSON object (sorted keys), for programs") { $0.json = true },
+        ])]
+    }
+
+    static var files: FileArguments<Self> { .exactly(1, described: "one INPUT") { $0.input = $1[0] } }
+
+    static let help = CommandHelp(
+        usage: "videowm probe INPUT [--json]",
+        discussion: """
+        Prints what videowm sees in a file: container, duration, and for each stream its
+        codec, size, pixel format, frame rate, display rotation, sample rate and language.
+        """)
+
+    mutating func validate() throws {}
+
+    func run(console: Console) throws {
+        VideoWMLibrary.configureLogging(verbose: false)
+        let description = try MediaDescription.probe(path: input)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(description), as: UTF8.self))
+        } else {
+            print(description.summary, terminator: "")
+        }
+    }
+}

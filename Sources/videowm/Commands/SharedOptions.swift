@@ -1,0 +1,111 @@
+import Overlay
+import VideoWM
+
+// The option groups several commands share. A command includes a group with
+// `Group.options.lifted(\.itsProperty)`; the group's help is printed under its title on that
+// command's page.
+
+/// The watermark's config and the values for its placeholders (every marking command).
+struct MarkOptions {
+    var configPath: String?
+    var variables: [String: String] = [:]
+
+    static var options: OptionGroup<Self> {
+        OptionGroup("Mark options", [
+            .text("-c", "--config", placeholder: "FILE", help: "watermark config (JSON)") { $0.configPath = $1 },
+            .parsed("--var", placeholder: "KEY=VALUE", help: "value for a {KEY} placeholder (repeatable; kept verbatim)",
+                    example: "name=Ada", parse: Parse.variable) { $0.variables[$1.key] = $1.value },
+        ])
+    }
+
+    func requireConfig(command: String) throws -> String {
+        guard let configPath else { throw UsageError("-c CONFIG is required", command: command) }
+        return configPath
+    }
+
+    /// Loads the config and binds the variables: every config mistake surfaces here, before any output exists.
+    func compositor(console: Console, command: String) throws -> Compositor {
+        let config = try WatermarkConfig.load(path: try requireConfig(command: command), warn: console.warningHandler)
+        return try Compositor.forJob(config: config, variables: variables, warn: console.warningHandler)
+    }
+}
+
+/// How outputs are written and what the run reports (every marking command).
+struct OutputOptions {
+    var overwrite = false
+    var verbosity = Console.Verbosity.normal
+    var progress = ProgressLine.Mode.auto
+
+    static var options: OptionGroup<Self> {
+        OptionGroup("Output options", [
+            .flag("-y", "--overwrite", help: "replace an existing OUTPUT") { $0.overwrite = true },
+            .flag("-q", "--quiet", help: "no warnings") { $0.verbosity = .quiet },
+            .flag("-v", "--verbose", help: "more detail, including FFmpeg's own warnings") { $0.verbosity = .verbose },
+            .choice("--progress", among: ProgressLine.Mode.allCases,
+                    help: "auto (bar on a terminal), bar, json (one object a line, on stdout), none") { $0.progress = $1 },
+        ])
+    }
+
+    /// The same group for commands that draw no progress (stills, contact sheets): `--progress`
+    /// is accepted there too (SPEC lists it among every command's output options) but shows nothing.
+    static var optionsForCommandsWithoutProgress: OptionGroup<Self> {
+        options.helping("--progress", "auto, bar, json or none: accepted as for transcode; nothing here reports progress")
+    }
+
+    /// Applies -q/-v to the console and to FFmpeg's own log, before anything can warn.
+    func configure(_ console: Console) {
+        console.verbosity = verbosity
+        VideoWMLibrary.configureLogging(verbose: verbosity == .verbose)
+    }
+}
+
+/// The encode options of transcode and batch.
+struct EncodeOptions {
+    var settings = EncodeSettings()
+    var damagePolicy = DamagePolicy.warn
+
+    static var options: OptionGroup<Self> {
+        OptionGroup("Encode options", [
+            .choice("--codec", placeholder: "NAME", among: EncodeSettings.VideoCodec.allCases,
+                    help: "h264 (default), hevc, vp9 (default for .webm), av1") { $0.settings.codec = $1 },
+            .integer("--crf", range: 0...63, help: "constant quality 0…63 (lower is better; default per codec)") { $0.settings.crf = $1 },
+            .parsed("--preset", placeholder: "NAME", help: "encoder preset (x264/x265: ultrafast…veryslow)",
+                    example: "veryfast", parse: presetName) { $0.settings.preset = $1 },
+            .parsed("--bitrate", placeholder: "RATE", help: "target bit rate instead of --crf, e.g. 2500k or 3M",
+                    example: "2500k", parse: Parse.bitRate) { $0.settings.bitRate = $1 },
+            .integer("--threads", range: 0...64, help: "codec threads (0: automatic, the default)") { $0.settings.threads = $1 },
+            .choice("--audio", among: EncodeSettings.AudioMode.allCases,
+                    help: "copy (default; audio the container cannot hold is re-encoded to AAC, or Opus for .webm), aac, opus, or none") {
+                $0.settings.audio = $1
+            },
+            .choice("--errors", among: DamagePolicy.allCases,
+                    help: "damaged input packets: warn (conceal, count, report; default) or fail (stop at the first: exit 65, no output)") {
+                $0.damagePolicy = $1
+            },
+        ])
+    }
+
+    /// Checks what one option cannot: --crf and --bitrate together.
+    func validate(command: String) throws {
+        if settings.crf != nil && settings.bitRate != nil {
+            throw UsageError("--crf and --bitrate exclude each other", command: command)
+        }
+    }
+
+    private static func presetName(_ text: String, option: String, command: String) throws -> String {
+        guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+            throw UsageError("\(option) takes a preset name such as veryfast, got '\(text)'", command: command)
+        }
+        return text
+    }
+}
+
+/// `--quality Q` of the commands that write one still (stamp and thumbnail).
+enum StillQuality {
+    static let `default` = 90
+
+    static func option<Command>(set: @escaping (inout Command, Int) -> Void) -> CommandOption<Command> {
+        .integer("--quality", placeholder: "Q", range: 1...100,
+                 help: "JPEG/WebP quality 1…100 on libjpeg's scale (default \(StillQuality.default))", set: set)
+    }
+}

@@ -1,0 +1,44 @@
+import VideoWM
+
+/// `videowm thumbnail VIDEO OUTPUT --at SECONDS -c CONFIG [--quality Q] [-y]`
+struct ThumbnailCommand: ToolCommand {
+    static let name = "thumbnail"
+    var video = ""
+    var output = ""
+    var at: Double?
+    var quality = StillQuality.default
+    var marks = MarkOptions()
+    var outputOptions = OutputOptions()
+
+    static var optionGroups: [OptionGroup<Self>] {
+        [OptionGroup("Options", [
+            .seconds("--at", help: "the time (required)") { $0.at = $1 },
+            StillQuality.option { $0.quality = $1 },
+        ]),
+         MarkOptions.options.lifted(\.marks), OutputOptions.optionsForCommandsWithoutProgress.lifted(\.outputOptions)]
+    }
+
+    static var files: FileArguments<Self> {
+        .exactly(2, described: "VIDEO and OUTPUT") { $0.video = $1[0]; $0.output = $1[1] }
+    }
+
+    static let help = CommandHelp(
+        usage: "videowm thumbnail VIDEO OUTPUT --at SECONDS -c CONFIG [--quality Q] [--var KEY=VALUE]... [-y]",
+        discussion: """
+        Writes the frame of VIDEO shown at SECONDS (counted from the first frame), upright,
+        marked exactly as 'videowm transcode' marks that frame, as a PNG, JPEG or WebP still.
+        Seeks to the keyframe before SECONDS, so the end of a long video is as quick as the start.
+        """)
+
+    mutating func validate() throws {
+        _ = try marks.requireConfig(command: Self.name)
+        guard at != nil else { throw UsageError("--at SECONDS is required", command: Self.name) }
+    }
+
+    func run(console: Console) throws {
+        outputOptions.configure(console)
+        let compositor = try marks.compositor(console: console, command: Self.name)
+        try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: outputOptions.overwrite,
+                                quality: quality)
+    }
+}
