@@ -22,8 +22,9 @@ let package = Package(
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // JPEG files are written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
-        // DWARF 4 debug info: Debian 12's valgrind (3.19, used by bench/run's profile) cannot read clang's DWARF 5.
-        .target(name: "CJPEG", cSettings: [.unsafeFlags(["-gdwarf-4"])], linkerSettings: [.linkedLibrary("jpeg")]),
+        // No unsafeFlags anywhere, so other packages can depend on VideoWM by version; bench/run asks for the
+        // DWARF 4 debug info Debian 12's valgrind needs with `-Xcc -gdwarf-4` on its own command line.
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
 
         .target(name: "Animation"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
