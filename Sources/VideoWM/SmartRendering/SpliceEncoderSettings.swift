@@ -1,0 +1,118 @@
+/// The encoder options that make re-encoded spans fit between the input's own packets.
+///
+/// Same codec, profile and level as the input; a decode delay (B-frame reordering) no deeper than the
+/// input's, so the input's decode timestamps can be reused; an IDR at each span's start (forced per
+/// frame) and keyframes as often as the input's; H.264 headers on their own SPS/PPS id and independent
+/// of the content (`stitchable`), so one sample entry can list them next to the input's.
+struct SpliceEncoderSettings: Equatable {
+    enum Codec: Equatable { case h264, hevc, vp9 }
+
+    /// What is known of the input's video stream.
+    struct Input: Equatable {
+        var codec: Codec
+        /// FFmpeg's profile name for the stream ("High", "Main 10", …), nil when unknown.
+        var profileName: String?
+        /// `level_idc` (H.264: 31 for 3.1; HEVC: 93 for 3.1, i.e. 30 × level), nil when unknown.
+        var level: Int?
+        /// Pictures of reordering delay (FFmpeg's `video_delay` / `has_b_frames`).
+        var reorderDelay: Int
+        /// Frames between keyframes in the input (its longest GOP), at least 1.
+        var gopFrames: Int
+        /// The replaced packets' own bit rate, bits per second.
+        var matchedBitRate: Int
+
+        init(codec: Codec, profileName: String?, level: Int?, reorderDelay: Int, gopFrames: Int, matchedBitRate: Int) {
+            self.codec = codec
+            self.profileName = profileName
+            self.level = level
+            self.reorderDelay = reorderDelay
+            self.gopFrames = gopFrames
+            self.matchedBitRate = matchedBitRate
+        }
+    }
+
+    var encoderName: String
+    /// The encoder's private options (`avcodec_open2`'s dictionary).
+    var options: [String: String]
+    /// Bit rate, VBV maximum rate and buffer for the codec context; nil with a CRF.
+    var bitRate: Int?
+    var maxRate: Int?
+    var bufferSize: Int?
+
+    /// - Parameters:
+    ///   - crf, bitRate: the user's `--crf`/`--bitrate`; without either the rate matches the input's.
+    ///   - spsID: H.264's parameter-set id for the re-encoded spans, one the input does not use.
+    init(input: Input, crf: Int?, bitRate userBitRate: Int?, preset: String?, spsID: Int = 1) {
+        var options: [String: String] = [:]
+        if let preset { options[input.codec == .vp9 ? "cpu-used" : "preset"] = preset }
+        let keyint = max(input.gopFrames, 1)
+        switch input.codec {
+        case .h264:
+            encoderName = "libx264"
+            if let profile = Self.x264Profile(input.profileName) { options["profile"] = profile }
+            var params = ["stitchable=1", "sps-id=\(spsID)", "keyint=\(keyint)", "min-keyint=\(min(keyint, 25))"]
+            params.append(contentsOf: Self.bFrameParameters(delay: input.reorderDelay, pyramidKey: "b-pyramid", pyramidOn: "normal", pyramidOff: "none"))
+            if let level = input.level { params.append("level=\(level / 10).\(level % 10)") }
+            options["x264-params"] = params.joined(separator: ":")
+            options["forced-idr"] = "1"
+        case .hevc:
+            encoderName = "libx265"
+            if let profile = Self.x265Profile(input.profileName) { options["profile"] = profile }
+            var params = ["log-level=error", "open-gop=0", "keyint=\(keyint)", "min-keyint=\(min(keyint, 25))", "repeat-headers=0"]
+            params.append(contentsOf: Self.bFrameParameters(delay: input.reorderDelay, pyramidKey: "b-pyramid", pyramidOn: "1", pyramidOff: "0"))
+            if let level = input.level { params.append("level-idc=\(level / 3)") }
+            options["x265-params"] = params.joined(separator: ":")
+            options["forced-idr"] = "1"
+        case .vp9:
+            encoderName = "libvpx-vp9"
+            options["deadline"] = "good"
+            options["row-mt"] = "1"
+            if options["cpu-used"] == nil { options["cpu-used"] = "4" }
+            options["g"] = String(keyint)
+        }
+        if let crf, userBitRate == nil {
+            options["crf"] = String(crf)
+            if input.codec == .vp9 { bitRate = 0 } else { bitRate = nil }
+            maxRate = nil
+            bufferSize = nil
+        } else {
+            let rate = max(userBitRate ?? input.matchedBitRate, 10_000)
+            bitRate = rate
+            // VBV around the target so a short span cannot drift far from it.
+            maxRate = rate * 3 / 2
+            bufferSize = rate * 2
+        }
+        self.options = options
+    }
+
+    /// x264/x265 B-frame settings whose decode delay is at most the input's: none → 0, without pyramid → 1.
+    private static func bFrameParameters(delay: Int, pyramidKey: String, pyramidOn: String, pyramidOff: String) -> [String] {
+        switch delay {
+        case ...0: ["bframes=0"]
+        case 1: ["bframes=3", "\(pyramidKey)=\(pyramidOff)"]
+        default: ["bframes=3", "\(pyramidKey)=\(pyramidOn)"]
+        }
+    }
+
+    private static func x264Profile(_ name: String?) -> String? {
+        switch name {
+        case "Constrained Baseline", "Baseline": "baseline"
+        case "Main": "main"
+        case "High": "high"
+        case "High 10": "high10"
+        case "High 4:2:2": "high422"
+        case "High 4:4:4 Predictive": "high444"
+        default: nil
+        }
+    }
+
+    private static func x265Profile(_ name: String?) -> String? {
+        switch name {
+        case "Main": "main"
+        case "Main 10": "main10"
+        case "Main Still Picture": "mainstillpicture"
+        case "Rext": nil  // x265 picks the range-extension profile from the pixel format
+        default: nil
+        }
+    }
+}
