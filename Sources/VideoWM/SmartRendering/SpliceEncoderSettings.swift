@@ -58,7 +58,7 @@ struct SpliceEncoderSettings: Equatable {
         case .hevc:
             encoderName = "libx265"
             if let profile = Self.x265Profile(input.profileName) { options["profile"] = profile }
-            var params = ["log-level=error", "open-gop=0", "keyint=\(keyint)", "min-keyint=\(min(keyint, 25))", "repeat-headers=0"]
+            var params = ["log-level=error", "open-gop=0", "keyint=\(keyint)", "min-keyint=\(min(keyint, 25))"]
             params.append(contentsOf: Self.bFrameParameters(delay: input.reorderDelay, pyramidKey: "b-pyramid", pyramidOn: "1", pyramidOff: "0"))
             if let level = input.level { params.append("level-idc=\(level / 3)") }
             options["x265-params"] = params.joined(separator: ":")

@@ -22,7 +22,7 @@ import Testing
     let input = SpliceEncoderSettings.Input(codec: .hevc, profileName: "Main", level: 93, reorderDelay: 2, gopFrames: 60, matchedBitRate: 2_000_000)
     let crf = SpliceEncoderSettings(input: input, crf: 20, bitRate: nil, preset: "fast")
     #expect(crf.options["crf"] == "20" && crf.bitRate == nil && crf.options["preset"] == "fast")
-    #expect(crf.options["x265-params"] == "log-level=error:open-gop=0:keyint=60:min-keyint=25:repeat-headers=0:bframes=3:b-pyramid=1:level-idc=31")
+    #expect(crf.options["x265-params"] == "log-level=error:open-gop=0:keyint=60:min-keyint=25:bframes=3:b-pyramid=1:level-idc=31")
     let rate = SpliceEncoderSettings(input: input, crf: nil, bitRate: 5_000_000, preset: nil)
     #expect(rate.bitRate == 5_000_000 && rate.options["crf"] == nil)
 }
