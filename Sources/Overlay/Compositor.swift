@@ -113,18 +113,8 @@ public final class Compositor {
     public func composite(onto canvas: some CompositingCanvas, at time: PresentationTime,
                           rotation: DisplayRotation = .upright, pixelAspect: PixelAspect = .square) throws {
         let geometry = Geometry(storedWidth: canvas.width, storedHeight: canvas.height, rotation: rotation, pixelAspect: pixelAspect)
-        var layersForFrame = try preparedLayers(for: geometry)
+        let layersForFrame = try preparedLayers(for: geometry, at: time)
         let display = geometry.display
-        for (index, spec) in layers.enumerated() {
-            guard case .timedText(let timed) = spec.content, Self.opacityByte(spec.timeline.state(at: time).opacity) > 0 else { continue }
-            let text = timed.text(time)
-            guard text != layersForFrame[index].timedText else { continue }
-            // Warnings were given when the layer was first prepared; a text that changes every
-            // frame would otherwise repeat them (with slightly different numbers) frame after frame.
-            let layer = try prepareTimedText(spec, index: index, text: text, geometry: geometry, warn: { _ in })
-            layersForFrame[index] = layer
-            prepared[geometry]?[index] = layer
-        }
         let squareWidth = pixelAspect.squareWidth(ofStoredWidth: canvas.width)
         let pairs = zip(layers, layersForFrame)
         for (spec, layer) in stacking == .laterOnTop ? Array(pairs) : pairs.reversed() {
@@ -181,6 +171,22 @@ public final class Compositor {
         }
         prepared[geometry] = result
         return result
+    }
+
+    /// The prepared layers with every visible timed text layer showing its text at `time`.
+    func preparedLayers(for geometry: Geometry, at time: PresentationTime) throws -> [PreparedLayer] {
+        var layersForFrame = try preparedLayers(for: geometry)
+        for (index, spec) in layers.enumerated() {
+            guard case .timedText(let timed) = spec.content, Self.opacityByte(spec.timeline.state(at: time).opacity) > 0 else { continue }
+            let text = timed.text(time)
+            guard text != layersForFrame[index].timedText else { continue }
+            // Warnings were given when the layer was first prepared; a text that changes every
+            // frame would otherwise repeat them (with slightly different numbers) frame after frame.
+            let layer = try prepareTimedText(spec, index: index, text: text, geometry: geometry, warn: { _ in })
+            layersForFrame[index] = layer
+            prepared[geometry]?[index] = layer
+        }
+        return layersForFrame
     }
 
     /// A timed text layer prepared with the text it shows at one frame.

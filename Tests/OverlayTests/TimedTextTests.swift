@@ -66,3 +66,18 @@ import Testing
         #expect(throws: LayerPreparationError.self) { try empty.validate() }
     }
 }
+
+@Suite struct TimedTextFootprintTests {
+    @Test func markRectsFollowTheTextOfTheirFrame() throws {
+        let growing = TimedText { time in String(repeating: "W", count: 1 + Int(time.seconds)) }
+        let layer = LayerSpec(content: .timedText(growing), sizeFraction: 0.05, opacity: 1,
+                              timeline: LayerTimeline(xPercent: 0, yPercent: 0))
+        let compositor = Compositor(layers: [layer], fonts: try FontLibrary())
+        let rects = try [0.0, 3.0].map { try #require(compositor.markRects(at: PresentationTime(seconds: $0), storedWidth: 640, storedHeight: 360)[0]) }
+        #expect(rects[1].width > rects[0].width * 3)
+        // The same rectangle the drawing covers.
+        let frame = try CanvasMeasurements.render(compositor, width: 640, height: 360, at: PresentationTime(seconds: 3))
+        let ink = try #require(CanvasMeasurements.inkBounds(frame))
+        #expect(ink.x >= rects[1].x && ink.maxX <= rects[1].maxX && ink.y >= rects[1].y && ink.maxY <= rects[1].maxY)
+    }
+}

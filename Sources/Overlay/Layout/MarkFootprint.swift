@@ -48,7 +48,8 @@ public struct MarkFootprint: Equatable, Sendable {
 extension Compositor {
     /// Where each layer's mark lands on frames stored at `storedWidth`×`storedHeight` shown with
     /// `rotation`, in `layers` order and display coordinates, without drawing: `composite`
-    /// places marks through these footprints.
+    /// places marks through these footprints. A timed text layer's is that of its text at time zero
+    /// (`markRects(at:…)` uses the text of its frame).
     public func footprints(storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright,
                            pixelAspect: PixelAspect = .square) throws -> [MarkFootprint] {
         let geometry = Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect)
@@ -59,7 +60,10 @@ extension Compositor {
     /// a layer not drawn then (the test `composite` applies). See `footprints`.
     public func markRects(at time: PresentationTime, storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright,
                           pixelAspect: PixelAspect = .square) throws -> [PixelRect?] {
-        let footprints = try footprints(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect)
+        let geometry = Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect)
+        let footprints = try preparedLayers(for: geometry, at: time).enumerated().map {
+            Self.footprint(of: $1, spec: layers[$0], display: geometry.display)
+        }
         return zip(layers, footprints).map { spec, footprint in
             let state = spec.timeline.state(at: time)
             guard Self.opacityByte(state.opacity) > 0, !footprint.isEmpty else { return nil }
