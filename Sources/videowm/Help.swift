@@ -1,3 +1,5 @@
+import VideoWM
+
 /// The text of `videowm help`: the overview, each command's page (made from its declaration,
 /// see `ToolCommand`) and the config fields.
 enum Help {
@@ -34,32 +36,6 @@ enum Help {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
     }
 
-    static let config = """
-    Config fields (one object per layer in "watermarks"; layers draw in order):
-      text        text; {name} placeholders from --var; {{ and }} are literal braces
-      image       logo path (relative to the config) or http(s) URL; PNG/JPEG/WebP
-      size        text: cap height; image: longer side (fraction of the short side)
-                  default 0.04 (text), 0.16 (image)
-      font        family name (fontconfig) or font file; default DejaVu Sans
-      color       #RGB, #RRGGBB, #AARRGGBB or an ARGB integer; default #FFFFFFFF
-      opacity     0…1; default 0.3 (text), 1.0 (image)
-      x, y        0…100 percent inside the inset; default 0,0 (text), 92,88 (image)
-      anchor      top-left top top-right left center right bottom-left bottom bottom-right
-      inset       safe margin, fraction of the short side; default 0.03
-      maxWidth    text wider than this fraction of the frame width shrinks; default 0.9
-      outline     {"width": f, "color": c}
-      shadow      {"x": f, "y": f, "blur": f, "color": c}
-      box         {"color": c, "padding": f, "radius": f}
-      tile        {"angle": degrees, "spacing": f}: repeat over the whole frame with
-                  this gap between marks (fraction of the short side), as given; a
-                  warning gives the size of any clean square wider than 0.1; default
-                  spacing 0.12
-      animation   {"type": "pingPong"|"random", "duration": ms, "seed": s, "ease": ms}
-      start, end  seconds of presentation time the layer shows
-      interval, skip   ms shown, then ms hidden, repeating
-      fade        ms of fade in and out at every appearance
-      unless      {"plan": ["premium"]}: leave the layer out for these variable values
-    TPStreams player configs (textSize, imageUrl, width, height in points) are accepted.
-
-    """
+    /// Made from the config's field declarations, so it lists exactly what the parser takes.
+    static var config: String { WatermarkConfig.fieldReference }
 }

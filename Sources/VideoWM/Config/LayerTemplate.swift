@@ -1,0 +1,80 @@
+import Animation
+import Overlay
+
+/// One layer of a config, read and checked, with its text still a template. Its fields, their
+/// ranges and defaults are declared in `LayerFields`.
+public struct LayerTemplate: Sendable {
+    public enum Content: Sendable {
+        case text(TextTemplate)
+        /// A local path (resolved against the config's folder) or an http(s) URL.
+        case image(String)
+    }
+
+    public enum AnimationKind: String, Sendable { case pingPong, random }
+
+    public struct AnimationSpec: Sendable {
+        public var kind: AnimationKind
+        public var durationMilliseconds: Int64
+        /// An explicit seed; nil means "the layer's rendered text".
+        public var seed: UInt64?
+        public var easeMilliseconds: Int64
+    }
+
+    /// The layer's position in the config's list.
+    public let index: Int
+    /// Its JSON path (`watermarks[2]`), which errors about it name.
+    public let path: String
+    public var content: Content
+    public var sizeFraction: Double = 0
+    public var font: FontSpec = .family(FontLibrary.defaultFamily)
+    public var color: RGBAColor = .white
+    public var opacity: Double = 0
+    public var xPercent: Double = 0
+    public var yPercent: Double = 0
+    public var insetFraction: Double = 0
+    public var maxWidthFraction: Double = 0
+    public var outline: LayerSpec.Outline?
+    public var shadow: LayerSpec.Shadow?
+    public var box: LayerSpec.Box?
+    public var tile: TilePattern?
+    public var animation: AnimationSpec?
+    public var visibility = Visibility.always
+    /// Variable name → values for which the layer is left out (`"unless": {"plan": ["premium"]}`).
+    public var unless: [String: Set<String>] = [:]
+
+    /// Reads the layer at `json` (the config's `watermarks[index]`). The values above are
+    /// placeholders until `LayerFields` sets each field's default and reads what is given.
+    init(_ json: JSONField, index: Int, baseDirectory: String, warn: @escaping WarningHandler) throws {
+        self.index = index
+        path = json.path
+        let kind = try LayerFields.kind(of: json)
+        content = .image("")  // the content field sets it
+        let present = try readObject(json, fields: LayerFields.all, into: &self, kind: kind, baseDirectory: baseDirectory, warn: warn)
+        try LayerFields.checkRules(self, present: present)
+    }
+
+    public var kind: LayerKind {
+        if case .text = content { return .text }
+        return .image
+    }
+
+    /// Whether `unless` leaves this layer out for these variables.
+    public func isExcluded(by variables: [String: String]) -> Bool {
+        unless.contains { name, values in variables[name].map(values.contains) ?? false }
+    }
+
+    /// The timeline of this layer once its text is known (the default random seed is the text).
+    func timeline(renderedText: String) -> LayerTimeline {
+        let motion: Motion
+        switch animation {
+        case nil:
+            motion = .still
+        case let a? where a.kind == .pingPong:
+            motion = .pingPong(durationMilliseconds: a.durationMilliseconds)
+        case let a?:
+            motion = .random(durationMilliseconds: a.durationMilliseconds, seed: a.seed ?? RandomSeed.from(text: renderedText),
+                             easeMilliseconds: a.easeMilliseconds)
+        }
+        return LayerTimeline(xPercent: xPercent, yPercent: yPercent, motion: motion, visibility: visibility)
+    }
+}
