@@ -113,6 +113,15 @@ extension ConfigField {
                     read: { json, t, _ in t[keyPath: target] = try json.number(in: range) })
     }
 
+    /// A number in `range` stored where nil has a meaning of its own; the field's default is a number.
+    static func number(_ key: String, _ target: WritableKeyPath<Target, Double?>, in range: ClosedRange<Double>,
+                       default value: PerKind<Double>, kinds: Set<LayerKind> = Set(LayerKind.allCases),
+                       unit: String = "", _ summary: String) -> Self {
+        ConfigField(key, kinds: kinds, summary: summary, values: describe(range) + unit + "; " + describeDefault(value, kinds: kinds, format),
+                    setDefault: { $0[keyPath: target] = value[$1] },
+                    read: { json, t, _ in t[keyPath: target] = try json.number(in: range) })
+    }
+
     /// A number in `range`; a value outside is clamped to it, with a warning.
     static func clampedNumber(_ key: String, _ target: WritableKeyPath<Target, Double>, in range: ClosedRange<Double>,
                               default value: PerKind<Double>, unit: String = "", _ summary: String) -> Self {
