@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The architecture's rules, checked on the sources themselves so they stay true: see
-/// docs/architecture.md.
+/// The architecture's rules, checked on the sources themselves so they stay true (see
+/// docs/architecture.md): FFmpeg only in Media, exit codes only in the command line, folders
+/// that depend on each other one way, files of a readable size.
 @Suite("architecture")
 struct ArchitectureTests {
     /// The package's root, found from this file's path.
@@ -20,13 +21,40 @@ struct ArchitectureTests {
         return files.sorted { $0.0 < $1.0 }
     }
 
+    /// `text` without its comments (`//…` to the end of a line; doc comments included).
+    static func code(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var inString = false
+            var previous: Character = " "
+            for (offset, character) in line.enumerated() {
+                if character == "\"" { inString.toggle() }
+                if !inString && character == "/" && previous == "/" { return String(line.prefix(offset - 1)) }
+                previous = character
+            }
+            return String(line)
+        }.joined(separator: "\n")
+    }
+
     /// Lines of `text` that contain `pattern`, outside comments.
     static func codeLines(_ text: String, containing pattern: String) -> [String] {
-        text.split(separator: "\n").map(String.init).filter { line in
-            let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            return code.contains(pattern)
+        code(text).split(separator: "\n").map(String.init).filter { $0.contains(pattern) }
+    }
+
+    /// The folder of VideoWM a file is in ("Media" for Sources/VideoWM/Media/Frame.swift).
+    static func folder(of path: String) -> String {
+        path.split(separator: "/").dropFirst(2).first.map(String.init) ?? ""
+    }
+
+    // MARK: FFmpeg stays in Media
+
+    @Test func onlyMediaTouchesFFmpegStructs() throws {
+        for (path, text) in try Self.swiftFiles(under: "Sources/VideoWM") where Self.folder(of: path) != "Media" {
+            #expect(Self.codeLines(text, containing: ".pointee").isEmpty, "\(path) reaches into a C struct")
+            #expect(Self.codeLines(text, containing: "import CFFmpeg").isEmpty, "\(path) imports FFmpeg")
         }
     }
+
+    // MARK: Errors
 
     /// Exit codes are the command line's business: the library reports what went wrong.
     @Test func theLibraryChoosesNoExitCodes() throws {
@@ -44,6 +72,18 @@ struct ArchitectureTests {
                                 "replacingOccurrences(of: temporary", "reason ==", "== \"no such file\""] {
                     #expect(Self.codeLines(text, containing: pattern).isEmpty, "\(path) contains \(pattern)")
                 }
+            }
+        }
+    }
+
+    /// A file over 300 lines says why in its header comment.
+    @Test func longFilesSayWhy() throws {
+        for folder in ["Sources/VideoWM", "Sources/videowm"] {
+            for (path, text) in try Self.swiftFiles(under: folder) {
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+                guard lines > 300 else { continue }
+                let header = text.split(separator: "\n").prefix { $0.hasPrefix("//") || $0.hasPrefix("import") || $0.isEmpty }
+                #expect(header.contains { $0.contains("lines") }, "\(path) has \(lines) lines and no reason in its header")
             }
         }
     }

@@ -111,11 +111,7 @@ struct ExifOrientationTests {
 /// and `padding(column)` in the stride's bytes past the plane's width.
 func planarFrame(_ format: AVPixelFormat, width: Int, height: Int, sample: (Int, Int, Int) -> UInt8,
                  padding: (Int) -> UInt8 = { _ in 0 }) throws -> Frame {
-    let frame = try Frame()
-    frame.pointer.pointee.width = Int32(width)
-    frame.pointer.pointee.height = Int32(height)
-    frame.pointer.pointee.format = format.rawValue
-    try #require(av_frame_get_buffer(frame.pointer, 0) >= 0)
+    let frame = try Frame(width: width, height: height, format: PixelFormat(format), file: "test")
     for (i, plane) in try planes(of: frame).enumerated() {
         for row in 0..<plane.height {
             for column in 0..<plane.stride {
@@ -128,12 +124,11 @@ func planarFrame(_ format: AVPixelFormat, width: Int, height: Int, sample: (Int,
 
 /// The three planes of an 8-bit planar YUV frame with their sizes.
 func planes(of frame: Frame) throws -> [(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int)] {
-    let layout = try #require(PlanarYUVLayout(frame.pixelFormat))
-    let f = frame.pointer.pointee
-    let bases = [f.data.0, f.data.1, f.data.2], strides = [f.linesize.0, f.linesize.1, f.linesize.2]
-    return (0..<3).map { i in
-        let sx = i == 0 ? 0 : layout.chromaShiftX, sy = i == 0 ? 0 : layout.chromaShiftY
-        return (bases[i]!, Int(strides[i]), (frame.width + (1 << sx) - 1) >> sx, (frame.height + (1 << sy) - 1) >> sy)
+    let layout = try #require(frame.pixelFormat.planarLayout)
+    return try (0..<3).map { i in
+        let plane = try #require(frame.plane(i))
+        let size = layout.planeSize(i, width: frame.width, height: frame.height)
+        return (plane.base, plane.bytesPerRow, size.width, size.height)
     }
 }
 
@@ -182,10 +177,10 @@ struct StillEncodingTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let decoded = try StillImageReader.decodeFrame(path: path).frame
         #expect(decoded.width == 37 && decoded.height == 23)
-        let f = decoded.pointer.pointee
+        let luma = try #require(decoded.plane(0))
         // Every corner keeps the colour: garbage past the edges would ring into the last blocks.
         for (x, y) in [(0, 0), (36, 0), (0, 22), (36, 22)] {
-            let luma = Int(f.data.0![y * Int(f.linesize.0) + x])
+            let luma = Int(luma.base[y * luma.bytesPerRow + x])
             #expect(abs(luma - 180) <= 2, "luma \(luma) at \(x),\(y)")
         }
     }
@@ -201,7 +196,7 @@ struct StillEncodingTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let decoded = try #require(JPEGReader.decodeFrame(contentsOf: path))
-        #expect(decoded.frame.pixelFormat == format && decoded.frame.width == 53 && decoded.frame.height == 37)
+        #expect(decoded.frame.pixelFormat == PixelFormat(format) && decoded.frame.width == 53 && decoded.frame.height == 37)
         #expect(decoded.iccProfile == profile)
         for (i, (original, back)) in zip(try planes(of: frame), try planes(of: decoded.frame)).enumerated() {
             var worst = 0
@@ -290,9 +285,9 @@ struct VideoFrameLocatorTests {
     }
 
     func checksum(_ frame: Frame) -> Int {
-        let f = frame.pointer.pointee
+        let luma = frame.plane(0)!
         var hasher = Hasher()
-        for row in 0..<frame.height { hasher.combine(bytes: UnsafeRawBufferPointer(start: f.data.0! + row * Int(f.linesize.0), count: frame.width)) }
+        for row in 0..<frame.height { hasher.combine(bytes: UnsafeRawBufferPointer(start: luma.base + row * luma.bytesPerRow, count: frame.width)) }
         return hasher.finalize()
     }
 

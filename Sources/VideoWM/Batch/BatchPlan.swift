@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 
 /// One row of a batch, bound and checked: its variables and where its output goes.
@@ -63,7 +62,7 @@ public struct BatchPlan: Sendable {
             } catch {
                 throw CSVError(file: file, line: record.line, row: record.number, problem: error.description)
             }
-            guard av_guess_format(nil, output, nil) != nil else {
+            guard Muxer.knowsFormat(of: output) else {
                 throw CSVError(file: file, line: record.line, row: record.number, problem: "\(output): unknown output format (end the --output template with .mp4, .mov, .mkv, .webm or another container's extension)")
             }
             let row = BatchRow(number: record.number, line: record.line, variables: variables, output: output)

@@ -5,20 +5,24 @@ final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let file: String
 
-    init(stream: UnsafeMutablePointer<AVStream>, file: String, threads: Int = 0) throws {
+    /// A decoder for `stream`; `file` names it in errors. `strict` makes damaged data an error
+    /// rather than something concealed: a still has no next frame to hide the damage behind.
+    init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false) throws {
         self.file = file
-        let parameters = stream.pointee.codecpar!
+        let parameters = stream.pointer.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-            throw MediaError(file: file, detail: "no decoder for \(name) (stream \(stream.pointee.index))")
+            throw MediaError(file: file, detail: "no decoder for \(stream.codec.name) (stream \(stream.index))")
         }
         guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceError.memory("creating a decoder") }
         context = ctx
         try check(avcodec_parameters_to_context(ctx, parameters), MediaError.call("copying codec parameters", file: file))
-        ctx.pointee.pkt_timebase = stream.pointee.time_base
+        ctx.pointee.pkt_timebase = stream.timeBase.av
         ctx.pointee.thread_count = Int32(threads)  // 0: as many as FFmpeg finds useful
         // Frame and slice threads together, as the ffmpeg tool does.
         ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        // A truncated JPEG otherwise decodes "successfully" with a grey lower part; explode
+        // makes the decoders report damaged data.
+        if strict { ctx.pointee.err_recognition |= AV_EF_EXPLODE }
         try check(avcodec_open2(ctx, codec, nil), MediaError.call("opening the \(String(cString: codec.pointee.name)) decoder", file: file))
     }
 
@@ -26,6 +30,9 @@ final class Decoder {
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)
     }
+
+    /// Forgets buffered frames and state, after a seek.
+    func flush() { avcodec_flush_buffers(context) }
 
     /// What the decoder made of a packet.
     enum SendOutcome {

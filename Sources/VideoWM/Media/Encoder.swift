@@ -17,19 +17,45 @@ final class Encoder {
         context = ctx
     }
 
+    /// An opened video encoder set up as `configuration` says.
+    convenience init(_ configuration: VideoEncoderConfiguration, file: String) throws {
+        try self.init(codecName: configuration.encoderName, file: file)
+        let c = context
+        c.pointee.pix_fmt = configuration.pixelFormat.av
+        c.pointee.width = Int32(configuration.width)
+        c.pointee.height = Int32(configuration.height)
+        c.pointee.sample_aspect_ratio = configuration.sampleAspect.av
+        c.pointee.time_base = configuration.timeBase.av
+        if let rate = configuration.frameRate { c.pointee.framerate = rate.av }
+        c.pointee.color_primaries = configuration.color.primaries
+        c.pointee.color_trc = configuration.color.transfer
+        c.pointee.colorspace = configuration.color.matrix
+        c.pointee.color_range = configuration.color.range
+        c.pointee.chroma_sample_location = configuration.color.chromaLocation
+        c.pointee.thread_count = Int32(configuration.threads)
+        c.pointee.bit_rate = Int64(configuration.bitRate ?? 0)
+        if configuration.globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try open(options: configuration.options)
+    }
+
     deinit {
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)
     }
 
     var name: String { String(cString: codec.pointee.name) }
+    var timeBase: Rational { Rational(context.pointee.time_base) }
+    var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
+    var width: Int { Int(context.pointee.width) }
+    var height: Int { Int(context.pointee.height) }
 
-    /// Pixel formats the encoder accepts (empty when it does not say).
-    var supportedPixelFormats: [AVPixelFormat] {
+    /// Pixel formats the encoder named `name` accepts (empty when it does not say).
+    static func supportedPixelFormats(ofEncoderNamed name: String) throws -> [PixelFormat] {
+        guard let codec = avcodec_find_encoder_by_name(name) else { throw EncoderError(encoder: name, problem: .unavailable) }
         guard var p = codec.pointee.pix_fmts else { return [] }
-        var formats: [AVPixelFormat] = []
+        var formats: [PixelFormat] = []
         while p.pointee != AV_PIX_FMT_NONE {
-            formats.append(p.pointee)
+            formats.append(PixelFormat(p.pointee))
             p += 1
         }
         return formats
@@ -52,6 +78,7 @@ final class Encoder {
         }
     }
 
+    /// Sends a frame, or nil to drain.
     func send(_ frame: Frame?) throws {
         let code = avcodec_send_frame(context, frame?.pointer)
         if code != AVErrorCode.endOfFile { try check(code, OutputError.call("encoding with \(name)", file: file)) }
@@ -64,4 +91,34 @@ final class Encoder {
         try check(code, OutputError.call("encoding with \(name)", file: file))
         return .produced
     }
+
+    /// Writes every packet the encoder has ready to `sink`, using `packet` as scratch space.
+    func writePackets(to sink: PacketSink, using packet: Packet) throws {
+        while try receive(into: packet) == .produced {
+            try sink.write(packet, timeBase: timeBase)
+            packet.unref()
+        }
+    }
+}
+
+/// How a video encoder is set up: a value, so the decisions (pixel format, size, colour)
+/// are made and tested apart from FFmpeg's structs.
+struct VideoEncoderConfiguration: Equatable {
+    /// FFmpeg's encoder name ("libx264").
+    var encoderName: String
+    var pixelFormat: PixelFormat
+    var width: Int
+    var height: Int
+    var sampleAspect: Rational
+    var timeBase: Rational
+    var frameRate: Rational?
+    var color: ColorDescription
+    /// Codec threads; 0 lets FFmpeg choose.
+    var threads: Int
+    /// Target bit rate in bits per second; nil for constant quality.
+    var bitRate: Int?
+    /// The container wants codec headers out of band (MP4, Matroska…).
+    var globalHeader: Bool
+    /// The encoder's private options (`crf`, `preset`…).
+    var options: [String: String]
 }

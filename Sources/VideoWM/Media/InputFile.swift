@@ -1,3 +1,7 @@
+import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An opened media file (an owned demuxing `AVFormatContext`).
 ///
@@ -39,12 +43,8 @@ final class InputFile {
         try check(code, MediaError.call("opening as media", file: name))
         guard let context = opened else { preconditionFailure("avformat_open_input succeeded without a context") }
         self.context = context
-        let infoCode = avformat_find_stream_info(context, nil)
-        if infoCode < 0 {
-            var c: UnsafeMutablePointer<AVFormatContext>? = context
-            avformat_close_input(&c)
-            try check(infoCode, MediaError.call("reading stream information", file: name))
-        }
+        // From here a failure closes the file in deinit.
+        try check(avformat_find_stream_info(context, nil), MediaError.call("reading stream information", file: name))
     }
 
     deinit {
@@ -60,27 +60,28 @@ final class InputFile {
         "image2", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "gif_pipe",
     ].joined(separator: ",")
 
-    var streamCount: Int { Int(context.pointee.nb_streams) }
+    /// The demuxer's name ("mov,mp4,m4a,3gp,3g2,mj2").
+    var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
 
-    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
-        precondition(index >= 0 && index < streamCount, "stream index out of range")
-        return context.pointee.streams[index]!
+    var streams: [InputStream] { (0..<Int(context.pointee.nb_streams)).map(stream) }
+
+    func stream(_ index: Int) -> InputStream {
+        precondition(index >= 0 && index < Int(context.pointee.nb_streams), "stream index out of range")
+        return InputStream(file: self, pointer: context.pointee.streams[index]!)
     }
 
     /// The stream FFmpeg would pick as "the video", skipping cover art.
-    func bestVideoStreamIndex() -> Int? {
+    func bestVideoStream() -> InputStream? {
         let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0 else { return nil }
-        if !isCoverArt(Int(index)) { return Int(index) }
+        let best = stream(Int(index))
+        if !best.isCoverArt { return best }
         // FFmpeg may rank a large cover picture first; the video is another stream.
-        return (0..<streamCount).first {
-            stream($0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && !isCoverArt($0)
-        }
+        return streams.first { $0.mediaType == .video && !$0.isCoverArt }
     }
 
-    func isCoverArt(_ index: Int) -> Bool {
-        stream(index).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
-    }
+    /// The first video stream, cover art included (a still image's only stream).
+    var firstVideoStream: InputStream? { streams.first { $0.mediaType == .video } }
 
     /// Reads the next packet; false at the end of the file.
     func read(into packet: Packet) throws -> Bool {
@@ -90,14 +91,18 @@ final class InputFile {
         return true
     }
 
+    /// Seeks so that reading `stream` starts at the keyframe at or before `timestamp` (in the
+    /// stream's time base). False when the file cannot seek there.
+    func seek(_ stream: InputStream, toKeyframeBefore timestamp: Int64) -> Bool {
+        avformat_seek_file(context, Int32(stream.index), Int64.min, timestamp, timestamp, 0) >= 0
+    }
+
     /// Duration in seconds, when the container knows it.
     var durationSeconds: Double? {
         let d = context.pointee.duration
         return d == vwm_nopts_value() || d <= 0 ? nil : Double(d) / Double(AV_TIME_BASE)
     }
-}
 
-#if canImport(Glibc)
-import CFFmpeg
-import Glibc
-#endif
+    /// The container's bit rate in bits per second, when known.
+    var bitRate: Int? { context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil }
+}

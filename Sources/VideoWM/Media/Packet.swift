@@ -1,6 +1,6 @@
 import CFFmpeg
 
-/// An owned `AVPacket`.
+/// An owned `AVPacket`: compressed data of one stream, with its timestamps.
 final class Packet {
     let pointer: UnsafeMutablePointer<AVPacket>
 
@@ -15,28 +15,58 @@ final class Packet {
     }
 
     func unref() { av_packet_unref(pointer) }
-    var streamIndex: Int { Int(pointer.pointee.stream_index) }
+
+    /// Makes this packet another reference to `other`'s data and properties.
+    func reference(_ other: Packet, file: String) throws {
+        unref()
+        try check(av_packet_ref(pointer, other.pointer), OutputError.call("referencing a packet", file: file))
+    }
+
+    var streamIndex: Int {
+        get { Int(pointer.pointee.stream_index) }
+        set { pointer.pointee.stream_index = Int32(newValue) }
+    }
+
+    /// Converts the timestamps and duration from one time base to another.
+    func rescale(from source: Rational, to target: Rational) {
+        av_packet_rescale_ts(pointer, source.av, target.av)
+    }
+
+    /// Moves both timestamps by `ticks` (of the packet's time base), where they are set.
+    func shift(by ticks: Int64) {
+        if pointer.pointee.pts != vwm_nopts_value() { pointer.pointee.pts += ticks }
+        if pointer.pointee.dts != vwm_nopts_value() { pointer.pointee.dts += ticks }
+    }
+
+    /// Forgets the byte position in the input, which means nothing in the output.
+    func clearPosition() { pointer.pointee.pos = -1 }
+
+    /// The packet's bytes.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
 }
 
-/// An owned `AVFrame`.
-final class Frame {
-    let pointer: UnsafeMutablePointer<AVFrame>
+/// A time base or rate (FFmpeg's `AVRational`).
+struct Rational: Equatable, Sendable {
+    var numerator: Int32
+    var denominator: Int32
 
-    init() throws {
-        guard let f = av_frame_alloc() else { throw ResourceError.memory("allocating a frame") }
-        pointer = f
+    init(_ numerator: Int32, _ denominator: Int32) {
+        self.numerator = numerator
+        self.denominator = denominator
     }
 
-    deinit {
-        var f: UnsafeMutablePointer<AVFrame>? = pointer
-        av_frame_free(&f)
-    }
+    init(_ av: AVRational) { self.init(av.num, av.den) }
 
-    func unref() { av_frame_unref(pointer) }
+    var av: AVRational { AVRational(num: numerator, den: denominator) }
 
-    var width: Int { Int(pointer.pointee.width) }
-    var height: Int { Int(pointer.pointee.height) }
-    var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+    /// Both parts positive: a usable rate or time base.
+    var isValid: Bool { numerator > 0 && denominator > 0 }
+
+    /// `ticks` of this time base in `other`'s, rounded to the nearest.
+    func convert(_ ticks: Int64, to other: Rational) -> Int64 { av_rescale_q(ticks, av, other.av) }
+
+    /// `ticks` of this time base in seconds.
+    func seconds(_ ticks: Int64) -> Double { Double(ticks) * Double(numerator) / Double(denominator) }
 }
 
 /// What a send/receive call pair reports: a result, a request for more input, or the end.

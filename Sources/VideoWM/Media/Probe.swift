@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 
 /// `videowm probe`: what the tool sees in a file.
@@ -27,34 +26,30 @@ public struct MediaDescription: Sendable, Codable {
 
     public static func probe(path: String) throws -> MediaDescription {
         let input = try InputFile(path: path)
-        var streams: [Stream] = []
-        for i in 0..<input.streamCount {
-            let s = input.stream(i)
-            let par = s.pointee.codecpar.pointee
-            let type = av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown"
-            var stream = Stream(index: i, type: type, codec: String(cString: avcodec_get_name(par.codec_id)), isCoverArt: s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0)
-            if par.codec_type == AVMEDIA_TYPE_VIDEO {
-                stream.width = Int(par.width)
-                stream.height = Int(par.height)
-                stream.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) }
-                let rate = s.pointee.avg_frame_rate
-                if rate.num > 0 && rate.den > 0 { stream.frameRate = Double(rate.num) / Double(rate.den) }
-                stream.rotationDegrees = VideoSource.displayRotation(of: s).clockwiseQuarterTurns * 90
-            } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
-                stream.sampleRate = Int(par.sample_rate)
-                stream.channels = Int(par.ch_layout.nb_channels)
+        let streams = input.streams.map { s in
+            var stream = Stream(index: s.index, type: s.mediaType.name, codec: s.codec.name, isCoverArt: s.isCoverArt)
+            switch s.mediaType {
+            case .video:
+                let video = s.video
+                stream.width = video.width
+                stream.height = video.height
+                stream.pixelFormat = video.pixelFormat.knownName
+                if s.averageFrameRate.isValid {
+                    stream.frameRate = Double(s.averageFrameRate.numerator) / Double(s.averageFrameRate.denominator)
+                }
+                stream.rotationDegrees = video.rotation.clockwiseQuarterTurns * 90
+            case .audio:
+                stream.sampleRate = s.sampleRate
+                stream.channels = s.channelCount
+            default:
+                break
             }
-            if let lang = av_dict_get(s.pointee.metadata, "language", nil, 0) {
-                stream.language = String(cString: lang.pointee.value)
-            }
-            if s.pointee.duration != vwm_nopts_value() && s.pointee.duration > 0 {
-                stream.durationSeconds = Double(s.pointee.duration) * Double(s.pointee.time_base.num) / Double(s.pointee.time_base.den)
-            }
-            streams.append(stream)
+            stream.language = s.language
+            stream.durationSeconds = s.duration.map(s.timeBase.seconds)
+            return stream
         }
-        let bitRate = input.context.pointee.bit_rate
-        return MediaDescription(file: path, format: String(cString: input.context.pointee.iformat.pointee.name),
-                                durationSeconds: input.durationSeconds, bitRate: bitRate > 0 ? Int(bitRate) : nil, streams: streams)
+        return MediaDescription(file: path, format: input.formatName, durationSeconds: input.durationSeconds, bitRate: input.bitRate,
+                                streams: streams)
     }
 
     /// A few lines for people.

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Animation
 import Foundation
 import Overlay
@@ -10,7 +9,7 @@ import Overlay
 /// to the mark on the same frame of the video.
 final class FrameMarker {
     let compositor: Compositor
-    let targetFormat: AVPixelFormat
+    let targetFormat: PixelFormat
     let rotation: DisplayRotation
     let pixelAspect: PixelAspect
     let file: String
@@ -19,20 +18,27 @@ final class FrameMarker {
     let pictureHeight: Int
     let outputWidth: Int
     let outputHeight: Int
-    private let targetLayout: PlanarYUVLayout
     private var converter: FrameConverter?
     /// Scales frames whose size differs from the stream's first (a resolution change mid-stream).
     private var resizer: FrameConverter?
-    /// The frame size, format and pixel shape `resizer` was made for.
-    private var resizerKey: [Int] = []
-    private var reportedSizes: Set<[Int]> = []
+    /// The frame shape `resizer` was made for.
+    private var resizerKey: ResizeKey?
+    private var reportedSizes: Set<ResizeKey> = []
     private let warn: WarningHandler
 
-    init(compositor: Compositor, targetFormat: AVPixelFormat, rotation: DisplayRotation, pixelAspect: PixelAspect = .square,
+    /// What a resizer is made for: a frame's size, pixel format and pixel shape.
+    private struct ResizeKey: Hashable {
+        var width: Int
+        var height: Int
+        var format: PixelFormat
+        var sampleAspectNumerator: Int32
+        var sampleAspectDenominator: Int32
+    }
+
+    init(compositor: Compositor, targetFormat: PixelFormat, rotation: DisplayRotation, pixelAspect: PixelAspect = .square,
          file: String, pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil,
          warn: @escaping WarningHandler = { _ in }) {
-        guard let layout = PlanarYUVLayout(targetFormat) else { preconditionFailure("marks need a planar YUV target") }
-        targetLayout = layout
+        precondition(targetFormat.planarLayout != nil, "marks need a planar YUV target")
         self.compositor = compositor
         self.targetFormat = targetFormat
         self.rotation = rotation
@@ -45,17 +51,9 @@ final class FrameMarker {
         self.warn = warn
     }
 
-    /// The size an encoder of `format` needs for a `width`×`height` picture: rounded up to
-    /// whole chroma samples (4:2:0 and 4:2:2 encoders refuse odd sizes).
-    static func encodableSize(width: Int, height: Int, format: AVPixelFormat) -> (width: Int, height: Int) {
-        guard let layout = PlanarYUVLayout(format) else { return (width, height) }
-        let unitX = 1 << layout.chromaShiftX, unitY = 1 << layout.chromaShiftY
-        return ((width + unitX - 1) / unitX * unitX, (height + unitY - 1) / unitY * unitY)
-    }
-
     /// The format marks are blended in for a stream decoding to `decoded`: the same when it can be, else 4:2:0.
-    static func markingFormat(forDecoded decoded: AVPixelFormat) -> AVPixelFormat {
-        PlanarYUVLayout(decoded) != nil ? decoded : AV_PIX_FMT_YUV420P
+    static func markingFormat(forDecoded decoded: PixelFormat) -> PixelFormat {
+        decoded.planarLayout != nil ? decoded : .yuv420p
     }
 
     /// Returns the marked frame: `frame` itself, or a converter's reused output frame.
@@ -63,41 +61,31 @@ final class FrameMarker {
         var target = frame
         let resized = frame.width != pictureWidth || frame.height != pictureHeight
         if resized || frame.pixelFormat != targetFormat || outputWidth != pictureWidth || outputHeight != pictureHeight {
-            let f = frame.pointer.pointee
-            let color = ConvertedColor(decodedFormat: frame.pixelFormat, colorspace: f.colorspace, range: f.color_range, height: frame.height)
-            target = try (resized ? resizer(for: frame, color: color, at: time) : converter(for: frame, color: color)).convert(frame)
-            target.pointer.pointee.colorspace = color.colorspace
-            target.pointer.pointee.color_range = color.range
+            let source = frame.color
+            let color = source.convertedForMarking(from: frame.pixelFormat, height: frame.height)
+            let colors = ColorConversion.marking(from: source, format: frame.pixelFormat, to: color, height: frame.height)
+            target = try (resized ? resizer(for: frame, colors: colors, at: time) : converter(for: frame, colors: colors)).convert(frame)
+            target.color = color
             if resized {
-                target.pointer.pointee.sample_aspect_ratio = AVRational(num: Int32(pixelAspect.numerator), den: Int32(pixelAspect.denominator))
+                target.sampleAspectRatio = Rational(Int32(pixelAspect.numerator), Int32(pixelAspect.denominator))
             }
         }
         // Frames where every layer is hidden are passed on without the copy-on-write.
         if compositor.drawsAnything(at: time) {
-            try check(av_frame_make_writable(target.pointer), OutputError.call("preparing a frame", file: file))
+            try target.makeWritable(file: file)
             // Marks go on the picture, not on padding.
-            let canvas = planarCanvas(for: target.pointer, layout: targetLayout, width: pictureWidth, height: pictureHeight)
+            let canvas = target.planarCanvas(width: pictureWidth, height: pictureHeight)
             try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
         }
         return target
     }
 
-    /// How swscale reads and writes `frame`'s colours: its own matrix and range (for RGB
-    /// sources, which have no matrix, the one `color` gives the output).
-    private func colorParameters(_ frame: Frame, _ color: ConvertedColor) -> (matrix: Int32, sourceFullRange: Bool, targetFullRange: Bool) {
-        let f = frame.pointer.pointee
-        let isRGB = color.colorspace != f.colorspace
-        return (swsMatrix(for: color.colorspace, height: frame.height), isRGB || f.color_range == AVCOL_RANGE_JPEG,
-                color.range == AVCOL_RANGE_JPEG)
-    }
-
     /// The converter to the target format (and padded size) for frames of the stream's size.
-    private func converter(for frame: Frame, color: ConvertedColor) throws -> FrameConverter {
-        if let converter, converter.sourceFormat == frame.pixelFormat { return converter }
-        let colors = colorParameters(frame, color)
-        let made = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: targetFormat,
-                                      sourceMatrix: colors.matrix, sourceFullRange: colors.sourceFullRange,
-                                      targetFullRange: colors.targetFullRange, paddedWidth: outputWidth, paddedHeight: outputHeight)
+    private func converter(for frame: Frame, colors: ColorConversion) throws -> FrameConverter {
+        if let converter, converter.source.format == frame.pixelFormat { return converter }
+        let made = try FrameConverter(from: .init(width: frame.width, height: frame.height, format: frame.pixelFormat),
+                                      to: .init(width: outputWidth, height: outputHeight, format: targetFormat), placement: .padded,
+                                      colors: colors, file: file)
         converter = made
         return made
     }
@@ -105,18 +93,18 @@ final class FrameMarker {
     /// The converter for frames of another size than the stream's first: scaled to fit the
     /// output's picture with their shape kept, between black bars — encoders and players
     /// expect one size per stream, and the marks keep their place on the output's picture.
-    private func resizer(for frame: Frame, color: ConvertedColor, at time: PresentationTime) throws -> FrameConverter {
-        let f = frame.pointer.pointee
-        let key = [frame.width, frame.height, Int(frame.pixelFormat.rawValue), Int(f.sample_aspect_ratio.num), Int(f.sample_aspect_ratio.den)]
+    private func resizer(for frame: Frame, colors: ColorConversion, at time: PresentationTime) throws -> FrameConverter {
+        let sar = frame.sampleAspectRatio
+        let key = ResizeKey(width: frame.width, height: frame.height, format: frame.pixelFormat,
+                            sampleAspectNumerator: sar.numerator, sampleAspectDenominator: sar.denominator)
         if let resizer, key == resizerKey { return resizer }
-        let aspect = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0
-            ? Double(f.sample_aspect_ratio.num) / Double(f.sample_aspect_ratio.den) : 1
-        let colors = colorParameters(frame, color)
-        let made = try FrameConverter(fitting: frame.width, height: frame.height, pixelAspect: aspect,
-                                      from: frame.pixelFormat, into: pictureWidth, pictureHeight, outputPixelAspect: pixelAspect.ratio,
-                                      outputWidth: outputWidth, outputHeight: outputHeight, to: targetFormat,
-                                      sourceMatrix: colors.matrix, sourceFullRange: colors.sourceFullRange,
-                                      targetFullRange: colors.targetFullRange)
+        let aspect = sar.isValid ? Double(sar.numerator) / Double(sar.denominator) : 1
+        let layout = targetFormat.planarLayout!
+        let rect = FrameConverter.fit(width: frame.width, height: frame.height, pixelAspect: aspect, into: pictureWidth, pictureHeight,
+                                      outputPixelAspect: pixelAspect.ratio, unitX: 1 << layout.chromaShiftX, unitY: 1 << layout.chromaShiftY)
+        let made = try FrameConverter(from: .init(width: frame.width, height: frame.height, format: frame.pixelFormat),
+                                      to: .init(width: outputWidth, height: outputHeight, format: targetFormat), placement: .fitted(rect),
+                                      colors: colors, file: file)
         (resizer, resizerKey) = (made, key)
         if reportedSizes.insert(key).inserted {
             warn("\(file): the picture changes size at \(String(format: "%.3f", time.seconds)) s (\(pictureWidth)×\(pictureHeight) → \(frame.width)×\(frame.height)); those frames are scaled to fit \(pictureWidth)×\(pictureHeight) between black bars")

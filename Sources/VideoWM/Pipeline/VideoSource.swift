@@ -1,4 +1,3 @@
-import CFFmpeg
 import Animation
 import Overlay
 
@@ -16,9 +15,10 @@ public enum DamagePolicy: String, Sendable, CaseIterable {
 /// A transcode has one sink; a batch group has several, all fed from one decode.
 final class VideoSource {
     let input: InputFile
-    let videoIndex: Int
+    /// The video stream, and what it holds (size, pixel format, colour, rotation…).
+    let stream: InputStream
+    let video: VideoStreamDescription
     let decoder: Decoder
-    let rotation: DisplayRotation
     let damagePolicy: DamagePolicy
     private var clock: FrameClock
     private var lastPts: Int64?
@@ -29,23 +29,20 @@ final class VideoSource {
     private(set) var framesDecoded = 0
 
     var path: String { input.path }
-    var videoStream: UnsafeMutablePointer<AVStream> { input.stream(videoIndex) }
-    var width: Int { Int(decoder.context.pointee.width) }
-    var height: Int { Int(decoder.context.pointee.height) }
+    var videoIndex: Int { stream.index }
+    var width: Int { video.width }
+    var height: Int { video.height }
+    var rotation: DisplayRotation { video.rotation }
     /// The stored pixels' shape (the stream's sample aspect ratio); square when unknown.
-    var pixelAspect: PixelAspect {
-        let sar = decoder.context.pointee.sample_aspect_ratio.num > 0 ? decoder.context.pointee.sample_aspect_ratio : videoStream.pointee.sample_aspect_ratio
-        return PixelAspect(numerator: Int(sar.num), denominator: Int(sar.den))
-    }
+    var pixelAspect: PixelAspect { video.pixelAspect }
 
     init(path: String, threads: Int, damagePolicy: DamagePolicy) throws {
         input = try InputFile(path: path)
-        guard let index = input.bestVideoStreamIndex() else { throw MediaError(file: path, detail: "has no video stream") }
-        videoIndex = index
-        let stream = input.stream(index)
+        guard let stream = input.bestVideoStream() else { throw MediaError(file: path, detail: "has no video stream") }
+        self.stream = stream
+        video = stream.video
         decoder = try Decoder(stream: stream, file: path, threads: threads)
-        rotation = Self.displayRotation(of: stream)
-        clock = FrameClock(timeBaseNumerator: stream.pointee.time_base.num, timeBaseDenominator: stream.pointee.time_base.den)
+        clock = FrameClock(timeBaseNumerator: stream.timeBase.numerator, timeBaseDenominator: stream.timeBase.denominator)
         self.damagePolicy = damagePolicy
         guard width > 0, height > 0 else { throw MediaError(file: path, detail: "the video stream has no picture size") }
         // Refused before any frame is decoded, so a hostile header cannot make us allocate gigabytes.
@@ -57,15 +54,6 @@ final class VideoSource {
     /// Frame size limits: 8K video is 33 megapixels; these leave room above it.
     static let maximumSide = 16384
     static let maximumPixels = 100_000_000
-
-    /// The rotation players apply to a stream (its display matrix), in clockwise quarter turns.
-    static func displayRotation(of stream: UnsafeMutablePointer<AVStream>) -> DisplayRotation {
-        var size: Int = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .upright }
-        let counterclockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
-        guard counterclockwise.isFinite else { return .upright }
-        return DisplayRotation(clockwiseQuarterTurns: Int((-counterclockwise / 90).rounded()))
-    }
 
     /// A decoded frame with the time it is shown and the timestamp it keeps in the output.
     struct TimedFrame {
@@ -105,7 +93,7 @@ final class VideoSource {
                 continue
             }
             defer { frame.unref() }
-            if frame.pointer.pointee.decode_error_flags != 0 || frame.pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 {
+            if frame.isDamaged {
                 try recordDamage(MediaError(file: path, detail: "frame \(framesDecoded) is damaged"))
             }
             try onFrame(timed(frame))
@@ -122,10 +110,8 @@ final class VideoSource {
     /// Each frame's own best-effort timestamp, never a counter: B-frames, variable frame
     /// rate and edit lists keep their timing.
     private func timed(_ frame: Frame) -> TimedFrame {
-        let f = frame.pointer.pointee
-        var pts: Int64? = f.best_effort_timestamp
-        if pts == vwm_nopts_value() { pts = nil }
-        let duration = f.pkt_duration > 0 ? f.pkt_duration : nil
+        let pts = frame.bestEffortTimestamp
+        let duration = frame.packetDuration
         let time = clock.time(ofTimestamp: pts, duration: duration)
         let outputPts = pts ?? ((lastPts ?? -lastDuration) + lastDuration)
         lastPts = outputPts

@@ -1,5 +1,5 @@
-import CFFmpeg
 import CJPEG
+import Foundation
 import Overlay
 
 /// Writes JPEG files with libjpeg-turbo, the library ImageMagick and most image tools use:
@@ -10,15 +10,13 @@ enum JPEGWriter {
     /// Encodes 8-bit full-range planar YUV (a decoded JPEG, marked in place) as it is, with
     /// no conversion: JPEG in, JPEG out keeps the source's own samples and subsampling.
     static func encode(ycbcr frame: Frame, quality: Int, iccProfile: [UInt8]?, path: String) throws -> [UInt8] {
-        guard let layout = PlanarYUVLayout(frame.pixelFormat), canEncode(layout) else {
+        guard let layout = frame.pixelFormat.planarLayout, canEncode(layout) else {
             preconditionFailure("JPEGWriter takes 8-bit planar YUV with at most 2:1 subsampling")
         }
-        let f = frame.pointer.pointee
-        let planes: [UnsafePointer<UInt8>?] = [UnsafePointer(f.data.0), UnsafePointer(f.data.1), UnsafePointer(f.data.2)]
-        let strides: [Int32] = [f.linesize.0, f.linesize.1, f.linesize.2]
         return try run(path: path) { out, length, error, errorSize in
             withProfile(iccProfile) { icc, iccLength in
-                vwm_jpeg_encode_ycbcr(planes, strides, f.width, f.height, Int32(layout.chromaShiftX), Int32(layout.chromaShiftY),
+                vwm_jpeg_encode_ycbcr(frame.readOnlyDataPointers, frame.lineSizes, Int32(frame.width), Int32(frame.height),
+                                      Int32(layout.chromaShiftX), Int32(layout.chromaShiftY),
                                       Int32(quality), icc, iccLength, out, length, error, errorSize)
             }
         }

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import Overlay
 
@@ -23,6 +22,8 @@ enum StillImageReader {
         var frame: Frame
         var exifOrientation: Int?
         var iccProfile: [UInt8]?
+        /// What errors call the picture (its path, or the URL it came from).
+        var name: String
     }
 
     /// Decodes the image at `path`, a file or an http(s) URL (fetched with a time limit, see
@@ -36,16 +37,15 @@ enum StillImageReader {
     static func rgba(from decoded: DecodedFrame) throws -> Decoded {
         let frame = decoded.frame
         // Stills are full range unless they say otherwise (lossy WebP says "tv").
-        let fullRange = frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
-        let converter = try FrameConverter(width: frame.width, height: frame.height, from: frame.pixelFormat, to: AV_PIX_FMT_RGBA,
-                                           sourceMatrix: swsMatrix(for: frame.pointer.pointee.colorspace, height: frame.height),
-                                           sourceFullRange: fullRange, targetFullRange: true)
-        let rgba = try converter.convert(frame).pointer.pointee
+        let colors = ColorConversion.toRGBA(from: frame.color, format: frame.pixelFormat, height: frame.height, stillRange: true)
+        let shape = FrameConverter.Shape(width: frame.width, height: frame.height, format: frame.pixelFormat)
+        let converter = try FrameConverter(from: shape, to: FrameConverter.Shape(width: frame.width, height: frame.height, format: .rgba),
+                                           colors: colors, file: decoded.name)
+        let rgba = try converter.convert(frame).plane(0)!
         var pixels = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
-        let stride = Int(rgba.linesize.0)
         pixels.withUnsafeMutableBufferPointer { dst in
             for row in 0..<frame.height {
-                (dst.baseAddress! + row * frame.width * 4).update(from: rgba.data.0! + row * stride, count: frame.width * 4)
+                (dst.baseAddress! + row * frame.width * 4).update(from: rgba.base + row * rgba.bytesPerRow, count: frame.width * 4)
             }
         }
         return Decoded(image: StraightRGBAImage(width: frame.width, height: frame.height, pixels: pixels),
@@ -61,24 +61,17 @@ enum StillImageReader {
         }
         if let jpeg = JPEGReader.decodeFrame(contentsOf: path) { return jpeg }
         let input = try InputFile(path: path, name: name)
-        guard input.streamCount > 0, let stream = (0..<input.streamCount).lazy.map(input.stream).first(where: {
-            $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
-        }) else {
-            throw MediaError(file: name, detail: "not an image")
-        }
-        let par = stream.pointee.codecpar.pointee
-        let width = Int(par.width), height = Int(par.height)
-        try checkSize(width: width, height: height, path: name)
-        let decoder = try Decoder(stream: stream, file: name, threads: 1)
-        // A truncated JPEG otherwise decodes "successfully" with a grey lower part; explode
-        // makes the decoders report damaged data, so a broken photo is an error, not a stamp.
-        decoder.context.pointee.err_recognition |= AV_EF_EXPLODE
+        guard let stream = input.firstVideoStream else { throw MediaError(file: name, detail: "not an image") }
+        let video = stream.video
+        try checkSize(width: video.width, height: video.height, path: name)
+        // Strict: a broken photo is an error, not a half-grey stamp.
+        let decoder = try Decoder(stream: stream, file: name, threads: 1, strict: true)
         let packet = try Packet()
         let frame = try Frame()
         var gotFrame = false
         readLoop: while try input.read(into: packet) {
             defer { packet.unref() }
-            guard packet.streamIndex == Int(stream.pointee.index) else { continue }
+            guard packet.streamIndex == stream.index else { continue }
             if case .damaged(let error) = try decoder.send(packet) { throw error }
             if try receiveOrThrow(decoder, into: frame) { gotFrame = true; break readLoop }
         }
@@ -87,17 +80,7 @@ enum StillImageReader {
             gotFrame = try receiveOrThrow(decoder, into: frame)
         }
         guard gotFrame, frame.width > 0, frame.height > 0 else { throw MediaError(file: name, detail: "no picture could be decoded") }
-        var orientation: Int?
-        // FFmpeg prints EXIF shorts right-aligned ("    6"), so the spaces must go before parsing.
-        if let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
-           let value = Int(String(cString: entry.pointee.value).trimmingCharacters(in: .whitespaces)), (1...8).contains(value) {
-            orientation = value
-        }
-        var iccProfile: [UInt8]?
-        if let side = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE), side.pointee.size > 0 {
-            iccProfile = Array(UnsafeBufferPointer(start: side.pointee.data, count: Int(side.pointee.size)))
-        }
-        return DecodedFrame(frame: frame, exifOrientation: orientation, iccProfile: iccProfile)
+        return DecodedFrame(frame: frame, exifOrientation: frame.exifOrientation, iccProfile: frame.iccProfile, name: name)
     }
 
     /// Whether a frame came out; damage is an error (a still has nothing to conceal it with).

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import Overlay
 
@@ -49,64 +48,34 @@ enum StillImageWriter {
             return try JPEGWriter.encode(image, quality: settings.quality, iccProfile: profile, path: path)
         case .png:
             // Paeth prediction: much smaller files than none, at little cost.
-            return try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA,
+            return try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? .rgb24 : .rgba,
                                         options: ["pred": "paeth"], iccProfile: profile, path: path)
         case .webp:
-            return try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUVA420P,
+            return try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? .yuv420p : .yuva420p,
                                         options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: profile, path: path)
         }
     }
 
-    private static func encodeWithFFmpeg(_ image: StraightRGBAImage, encoderName: String, pixelFormat target: AVPixelFormat,
+    private static func encodeWithFFmpeg(_ image: StraightRGBAImage, encoderName: String, pixelFormat target: PixelFormat,
                                          options: [String: String], iccProfile: [UInt8]?, path: String) throws -> [UInt8] {
-        let encoder = try Encoder(codecName: encoderName, file: path)
-        let ctx = encoder.context
-        ctx.pointee.width = Int32(image.width)
-        ctx.pointee.height = Int32(image.height)
-        ctx.pointee.time_base = AVRational(num: 1, den: 25)
-        ctx.pointee.pix_fmt = target
-        try encoder.open(options: options)
-
-        try image.withBorrowedFrame { source in
+        let encoder = try ImageEncoder(encoderName: encoderName, width: image.width, height: image.height, format: target,
+                                       options: options, file: path)
+        return try image.withBorrowedFrame { source in
             // The encoder converts to its own pixel format here, straight from the image's memory.
             let frame: Frame
-            if target == AV_PIX_FMT_RGBA {
+            if target == .rgba {
                 frame = source
             } else {
                 // libwebp's YUV (like VP8's) is limited range; RGB targets ignore it.
-                let converter = try FrameConverter(width: image.width, height: image.height, from: AV_PIX_FMT_RGBA, to: target,
-                                                   sourceMatrix: SWS_CS_ITU601, sourceFullRange: true, targetFullRange: false)
+                let shape = FrameConverter.Shape(width: image.width, height: image.height, format: .rgba)
+                let converter = try FrameConverter(from: shape, to: FrameConverter.Shape(width: image.width, height: image.height, format: target),
+                                                   colors: .rgbaToWebP, file: path)
                 frame = try converter.convert(source)
-                frame.pointer.pointee.color_range = AVCOL_RANGE_MPEG
+                frame.color.markLimitedRange()
             }
-            frame.pointer.pointee.pts = 0
-            try attachColorProfile(iccProfile, to: frame, path: path)
-            try encoder.send(frame)
+            if let iccProfile { try frame.attachICCProfile(iccProfile) }
+            return try encoder.encode(frame)
         }
-        return try drain(encoder, path: path)
-    }
-
-    /// Puts an ICC profile on a frame (the png encoder writes it into the file).
-    private static func attachColorProfile(_ profile: [UInt8]?, to frame: Frame, path: String) throws {
-        guard let profile, !profile.isEmpty, av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE) == nil else { return }
-        guard let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
-            throw ResourceError.memory("attaching the colour profile")
-        }
-        side.pointee.data.update(from: profile, count: profile.count)
-    }
-
-    /// Flushes a still encoder and returns the file's bytes.
-    private static func drain(_ encoder: Encoder, path: String) throws -> [UInt8] {
-        try encoder.send(nil)
-        let packet = try Packet()
-        var bytes: [UInt8] = []
-        while try encoder.receive(into: packet) == .produced {
-            let p = packet.pointer.pointee
-            bytes.append(contentsOf: UnsafeBufferPointer(start: p.data, count: Int(p.size)))
-            packet.unref()
-        }
-        guard !bytes.isEmpty else { throw OutputError(file: path, stage: .writing, detail: "the \(encoder.name) encoder produced nothing") }
-        return bytes
     }
 
     /// Writes encoded bytes into a reserved output and moves it into place.
@@ -156,21 +125,6 @@ extension StraightRGBAImage {
             let alpha = UInt32(0xFF00_0000).littleEndian
             for word in words where word & alpha != alpha { return false }
             return true
-        }
-    }
-
-    /// Runs `body` with an `AVFrame` that points at this image's pixels (no copy). The frame
-    /// owns no buffer and is emptied before returning, so it cannot outlive the borrow.
-    func withBorrowedFrame<R>(_ body: (Frame) throws -> R) throws -> R {
-        let frame = try Frame()
-        frame.pointer.pointee.width = Int32(width)
-        frame.pointer.pointee.height = Int32(height)
-        frame.pointer.pointee.format = AV_PIX_FMT_RGBA.rawValue
-        return try pixels.withUnsafeBufferPointer { buffer in
-            frame.pointer.pointee.data.0 = UnsafeMutablePointer(mutating: buffer.baseAddress)
-            frame.pointer.pointee.linesize.0 = Int32(width * 4)
-            defer { frame.unref() }
-            return try body(frame)
         }
     }
 }

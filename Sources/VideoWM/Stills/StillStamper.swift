@@ -1,4 +1,3 @@
-import CFFmpeg
 import Animation
 import Foundation
 import Overlay
@@ -61,8 +60,8 @@ public final class StillStamper {
     /// Whether the picture can be marked in its decoded YUV planes and encoded as they are:
     /// 8-bit full-range planar YUV (a JPEG) that is already upright.
     private static func canStampInYUV(_ decoded: StillImageReader.DecodedFrame) -> Bool {
-        guard let layout = PlanarYUVLayout(decoded.frame.pixelFormat) else { return false }
-        return JPEGWriter.canEncode(layout) && decoded.frame.pointer.pointee.color_range != AVCOL_RANGE_MPEG
+        guard let layout = decoded.frame.pixelFormat.planarLayout else { return false }
+        return JPEGWriter.canEncode(layout) && !decoded.frame.color.isLimitedRange
             && (decoded.exifOrientation.flatMap(ExifOrientation.init) ?? .upright) == .upright
     }
 
@@ -72,8 +71,8 @@ public final class StillStamper {
         let frame = decoded.frame
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [input])
         let compositor = try compositor(width: frame.width, height: frame.height)
-        try check(av_frame_make_writable(frame.pointer), OutputError.call("preparing the picture", file: input))
-        let canvas = planarCanvas(for: frame.pointer, layout: PlanarYUVLayout(frame.pixelFormat)!, width: frame.width, height: frame.height)
+        try frame.makeWritable(file: input)
+        let canvas = frame.planarCanvas(width: frame.width, height: frame.height)
         try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time) }
         let bytes = try JPEGWriter.encode(ycbcr: frame, quality: quality, iccProfile: decoded.iccProfile, path: output)
         try StillImageWriter.write(bytes: bytes, into: destination)

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Animation
 import Foundation
 import Overlay
@@ -27,8 +26,8 @@ enum MarkedStill {
     static func upright(_ located: VideoFrameLocator.Located, rotation: DisplayRotation, compositor: Compositor, file: String,
                         scaledTo size: (width: Int, height: Int)? = nil) throws -> StraightRGBAImage {
         let frame = located.frame
-        let sar = frame.pointer.pointee.sample_aspect_ratio
-        let pixelAspect = PixelAspect(numerator: Int(sar.num), denominator: Int(sar.den))
+        let sar = frame.sampleAspectRatio
+        let pixelAspect = PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator))
         let marker = FrameMarker(compositor: compositor, targetFormat: FrameMarker.markingFormat(forDecoded: frame.pixelFormat),
                                  rotation: rotation, pixelAspect: pixelAspect, file: file, pictureWidth: frame.width, pictureHeight: frame.height)
         let marked = try marker.mark(frame, at: located.time)
@@ -36,8 +35,9 @@ enum MarkedStill {
         // size, anamorphic pictures are widened to square pixels, as a player shows them.
         let storedSize = size.map { rotation.clockwiseQuarterTurns % 2 == 1 ? (width: $0.height, height: $0.width) : $0 }
             ?? (width: pixelAspect.squareWidth(ofStoredWidth: frame.width), height: frame.height)
-        let scaler = try RGBAScaler(from: marked, toWidth: storedSize.width, height: storedSize.height, file: file)
-        let image = try scaler.scale(marked)
+        let colors = ColorConversion.toRGBA(from: marked.color, format: marked.pixelFormat, height: marked.height, stillRange: false)
+        let converter = try RGBAConverter(from: marked, toWidth: storedSize.width, height: storedSize.height, colors: colors, file: file)
+        let image = try converter.convert(marked)
         guard rotation != .upright else { return image }
         return image.premultiplied().rotated(clockwiseQuarterTurns: rotation.clockwiseQuarterTurns).unpremultipliedOpaque()
     }

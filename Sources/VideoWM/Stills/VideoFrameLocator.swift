@@ -1,4 +1,3 @@
-import CFFmpeg
 import Animation
 import Overlay
 
@@ -31,8 +30,8 @@ final class VideoFrameLocator {
     let durationSeconds: Double?
     private var input: InputFile
     private var decoder: Decoder
-    private let streamIndex: Int
-    private let timeBase: AVRational
+    private var stream: InputStream
+    private let timeBase: Rational
     /// The first presented frame's timestamp: time zero. Nil when it has none (then no seeking).
     private var firstTimestamp: Int64?
     private let packet: Packet
@@ -47,46 +46,39 @@ final class VideoFrameLocator {
 
     init(path: String) throws {
         self.path = path
-        (input, decoder, streamIndex) = try Self.open(path)
-        let stream = input.stream(streamIndex)
-        rotation = VideoSource.displayRotation(of: stream)
-        timeBase = stream.pointee.time_base
+        (input, decoder, stream) = try Self.open(path)
+        rotation = stream.displayRotation
+        timeBase = stream.timeBase
         // The video's own duration when the file gives it: a container's may include longer audio.
-        let streamDuration = stream.pointee.duration
-        durationSeconds = streamDuration > 0 && streamDuration != vwm_nopts_value() && timeBase.num > 0 && timeBase.den > 0
-            ? Double(streamDuration) * Double(timeBase.num) / Double(timeBase.den)
-            : input.durationSeconds
+        durationSeconds = timeBase.isValid ? stream.duration.map(timeBase.seconds) ?? input.durationSeconds : input.durationSeconds
         packet = try Packet()
         let first = try Frame()
         guard try nextFrame(into: first) else { throw MediaError(file: path, detail: "no frame could be decoded") }
         firstTimestamp = Self.timestamp(of: first)
     }
 
-    private static func open(_ path: String) throws -> (InputFile, Decoder, Int) {
+    private static func open(_ path: String) throws -> (InputFile, Decoder, InputStream) {
         let input = try InputFile(path: path)
-        guard let index = input.bestVideoStreamIndex() else { throw MediaError(file: path, detail: "has no video stream") }
-        let decoder = try Decoder(stream: input.stream(index), file: path)
-        guard decoder.context.pointee.width > 0, decoder.context.pointee.height > 0 else {
+        guard let stream = input.bestVideoStream() else { throw MediaError(file: path, detail: "has no video stream") }
+        let decoder = try Decoder(stream: stream, file: path)
+        guard stream.video.width > 0, stream.video.height > 0 else {
             throw MediaError(file: path, detail: "the video stream has no picture size")
         }
-        return (input, decoder, index)
+        return (input, decoder, stream)
     }
 
-    private static func timestamp(of frame: Frame) -> Int64? {
-        let pts = frame.pointer.pointee.best_effort_timestamp
-        return pts == vwm_nopts_value() ? nil : pts
-    }
+    private static func timestamp(of frame: Frame) -> Int64? { frame.bestEffortTimestamp }
 
     private func time(of timestamp: Int64, first: Int64) -> PresentationTime {
         FrameClock.time(ofTimestamp: timestamp, firstTimestamp: first,
-                        timeBaseNumerator: Int64(timeBase.num), timeBaseDenominator: Int64(timeBase.den))
+                        timeBaseNumerator: Int64(timeBase.numerator), timeBaseDenominator: Int64(timeBase.denominator))
     }
 
     /// The frame shown at `wanted`: the last one whose time is not after it.
     func frame(at wanted: PresentationTime) throws -> Located {
         if let first = firstTimestamp {
             var target = FrameClock.timestamp(at: wanted, firstTimestamp: first,
-                                              timeBaseNumerator: Int64(timeBase.num), timeBaseDenominator: Int64(timeBase.den))
+                                              timeBaseNumerator: Int64(timeBase.numerator), timeBaseDenominator: Int64(timeBase.denominator))
             attempts: for _ in 0..<Self.seekAttempts {
                 switch try seekAndDecode(to: target, wanted: wanted, first: first) {
                 case .found(let located):
@@ -111,8 +103,8 @@ final class VideoFrameLocator {
     }
 
     private func seekAndDecode(to target: Int64, wanted: PresentationTime, first: Int64) throws -> SeekOutcome {
-        guard avformat_seek_file(input.context, Int32(streamIndex), Int64.min, target, target, 0) >= 0 else { return .unreliable }
-        avcodec_flush_buffers(decoder.context)
+        guard input.seek(stream, toKeyframeBefore: target) else { return .unreliable }
+        decoder.flush()
         draining = false
         var frame = try Frame()
         var shown: (frame: Frame, timestamp: Int64)?
@@ -124,7 +116,7 @@ final class VideoFrameLocator {
             if !sawKeyframe {
                 // Frames before the first keyframe (an open GOP's leading pictures) lack their
                 // references and precede it in time anyway.
-                guard frame.pointer.pointee.key_frame != 0 else {
+                guard frame.isKeyFrame else {
                     framesBeforeKeyframe += 1
                     if framesBeforeKeyframe > Self.framesBeforeKeyframeLimit { return .unreliable }
                     frame.unref()
@@ -132,8 +124,7 @@ final class VideoFrameLocator {
                 }
                 sawKeyframe = true
                 if time(of: pts, first: first) > wanted {
-                    let dts = frame.pointer.pointee.pkt_dts
-                    return .landedLate(min(pts, dts == vwm_nopts_value() ? pts : dts))
+                    return .landedLate(min(pts, frame.packetDecodeTimestamp ?? pts))
                 }
             }
             if time(of: pts, first: first) > wanted {
@@ -154,15 +145,14 @@ final class VideoFrameLocator {
     /// The exact reading of `transcode`: decode from the first packet, timing frames with a
     /// `FrameClock` (which also places frames that carry no timestamp).
     func frameByScanningFromStart(at wanted: PresentationTime) throws -> Located {
-        (input, decoder, _) = try Self.open(path)
+        (input, decoder, stream) = try Self.open(path)
         draining = false
-        var clock = FrameClock(timeBaseNumerator: timeBase.num, timeBaseDenominator: timeBase.den)
+        var clock = FrameClock(timeBaseNumerator: timeBase.numerator, timeBaseDenominator: timeBase.denominator)
         var frame = try Frame()
         var shown: (frame: Frame, time: PresentationTime)?
         var reachedLaterFrame = false
         while try nextFrame(into: frame) {
-            let duration = frame.pointer.pointee.pkt_duration
-            let t = clock.time(ofTimestamp: Self.timestamp(of: frame), duration: duration > 0 ? duration : nil)
+            let t = clock.time(ofTimestamp: Self.timestamp(of: frame), duration: frame.packetDuration)
             if t > wanted && shown != nil {
                 reachedLaterFrame = true
                 break
@@ -191,7 +181,7 @@ final class VideoFrameLocator {
             try Interruption.throwIfRequested()
             if try input.read(into: packet) {
                 defer { packet.unref() }
-                guard packet.streamIndex == streamIndex else { continue }
+                guard packet.streamIndex == stream.index else { continue }
                 _ = try decoder.send(packet)  // damage is concealed
             } else {
                 draining = true

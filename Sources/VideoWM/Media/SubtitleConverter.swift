@@ -1,11 +1,11 @@
 import CFFmpeg
 
-/// Converts a text subtitle stream the output container cannot hold into the text format it
-/// can — SubRip, ASS or WebVTT into mov_text for MP4/MOV, into WebVTT for WebM — by decoding
-/// each event (to ASS) and encoding it again with the same start, duration, language and
-/// disposition. Bitmap subtitles (DVD, PGS) cannot become text; the caller leaves them out.
-final class SubtitleTranscoder {
-    let outputStream: UnsafeMutablePointer<AVStream>
+/// Converts a text subtitle stream into another text format — SubRip, ASS or WebVTT into
+/// mov_text for MP4/MOV, into WebVTT for WebM — by decoding each event (to ASS) and encoding
+/// it again with the same start, duration, language and disposition. Bitmap subtitles (DVD,
+/// PGS) cannot become text; callers leave them out.
+final class SubtitleConverter {
+    let sink: MuxedStream
     private let decoder: Decoder
     private let encoder: Encoder
     private let packet: Packet
@@ -13,25 +13,14 @@ final class SubtitleTranscoder {
     /// Encoded events are small (a few lines of text with styling); this is ffmpeg's size.
     private var buffer = [UInt8](repeating: 0, count: 1 << 20)
 
-    /// The encoder that turns text subtitles into what `muxer`'s container holds, if any.
-    static func textEncoder(for muxer: OutputFile) -> String? {
-        if muxer.isMP4Family { return "mov_text" }
-        if muxer.formatName == "webm" { return "webvtt" }
-        return nil
-    }
-
-    /// Whether the stream's subtitles are text (so can be re-encoded as another text format).
-    static func isText(_ codec: AVCodecID) -> Bool {
-        guard let descriptor = avcodec_descriptor_get(codec) else { return false }
-        return descriptor.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0
-    }
-
-    init(stream: UnsafeMutablePointer<AVStream>, encoderName: String, muxer: OutputFile) throws {
+    /// A converter of `stream` (of the file named `input`) to what the encoder named
+    /// `encoderName` writes, into a new stream of `muxer`.
+    init(stream: InputStream, input: String, encoderName: String, muxer: Muxer) throws {
         file = muxer.target
-        decoder = try Decoder(stream: stream, file: file, threads: 1)
+        decoder = try Decoder(stream: stream, file: input, threads: 1)
         encoder = try Encoder(codecName: encoderName, file: file)
         let dec = decoder.context.pointee, enc = encoder.context
-        enc.pointee.time_base = stream.pointee.time_base
+        enc.pointee.time_base = stream.timeBase.av
         // The ASS header carries the styles the events refer to; text encoders read it.
         if let header = dec.subtitle_header, dec.subtitle_header_size > 0 {
             let size = Int(dec.subtitle_header_size)
@@ -44,11 +33,11 @@ final class SubtitleTranscoder {
         }
         try encoder.open(options: [:])
         packet = try Packet()
-        outputStream = try muxer.addStream(encodedBy: encoder, replacing: stream, timeBase: stream.pointee.time_base)
+        sink = try muxer.addStream(encodedBy: encoder, replacing: stream)
     }
 
     /// Re-encodes the event in `input` (one packet is one event) and writes it.
-    func consume(_ input: Packet, into muxer: OutputFile) throws {
+    func consume(_ input: Packet) throws {
         var subtitle = AVSubtitle()
         var got: Int32 = 0
         // A damaged event is skipped, as a player would; it cannot corrupt the others.
@@ -70,13 +59,12 @@ final class SubtitleTranscoder {
         packet.unref()
         try check(av_new_packet(packet.pointer, size), OutputError.call("converting subtitles", file: file))
         buffer.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: Int(size)) }
-        let timeBase = outputStream.pointee.time_base
+        let timeBase = sink.timeBase.av
         packet.pointer.pointee.pts = av_rescale_q(start, microseconds, timeBase)
         packet.pointer.pointee.dts = packet.pointer.pointee.pts
         packet.pointer.pointee.duration = av_rescale_q(duration, milliseconds, timeBase)
-        packet.pointer.pointee.stream_index = outputStream.pointee.index
         packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY
-        try muxer.write(packet)
+        try sink.write(packet, timeBase: sink.timeBase)
         packet.unref()
     }
 }

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 
 /// The picture size an image file's header declares, read from its first bytes without
@@ -72,79 +71,5 @@ enum ImageHeader {
             return nil
         }
         return nil
-    }
-}
-
-/// An http(s) image named in a config (or given to `stamp`), fetched with FFmpeg's own
-/// http/https protocols and nothing else, within a time limit, and decoded like a file.
-///
-/// A URL that cannot be fetched (refused, unreachable, timed out, 404 or any HTTP error)
-/// is missing input, exit 66, naming the URL; a fetched body that is not a usable image
-/// is unreadable input, exit 65. Callers cache the decoded image (`ImageCache`), so a run
-/// fetches each URL once.
-enum RemoteImage {
-    /// Connecting and every read must make progress within this many seconds.
-    static let timeoutSeconds = 20
-    /// A logo larger than this is refused while downloading.
-    static let maximumBytes = 64 << 20
-
-    static func isURL(_ source: String) -> Bool {
-        let lower = source.lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-    }
-
-    /// Downloads `url` and decodes it through `StillImageReader`, whose messages then name the URL.
-    static func read(url: String) throws -> StillImageReader.Decoded {
-        let bytes = try download(url)
-        guard !bytes.isEmpty else { throw MediaError(file: url, detail: "the server sent an empty body, not an image") }
-        let temporary = FileManager.default.temporaryDirectory
-            .appendingPathComponent("videowm-image-\(UUID().uuidString)").path
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw OutputError(file: url, stage: .writing, detail: "cannot keep the downloaded image in \(FileManager.default.temporaryDirectory.path)")
-        }
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
-        return try StillImageReader.read(path: temporary, name: url)
-    }
-
-    static func download(_ url: String) throws -> [UInt8] {
-        let connection = try NetworkInput(url: url, timeoutSeconds: timeoutSeconds)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBufferPointer { avio_read(connection.context, $0.baseAddress, Int32($0.count)) }
-            if count == AVErrorCode.endOfFile || count == 0 { break }
-            try check(count) { InputError(file: url, problem: .fetchFailed(operation: "download failed"), code: $0) }
-            bytes.append(contentsOf: chunk[0..<Int(count)])
-            guard bytes.count <= maximumBytes else {
-                throw MediaError(file: url, detail: "is larger than \(maximumBytes >> 20) MB; a logo should be far smaller")
-            }
-        }
-        return bytes
-    }
-}
-
-/// An owned read-only `AVIOContext` on an http(s) URL, opened with only the network
-/// protocols allowed and with connect and read time limits.
-final class NetworkInput {
-    let context: UnsafeMutablePointer<AVIOContext>
-
-    init(url: String, timeoutSeconds: Int) throws {
-        var options: OpaquePointer?
-        let microseconds = String(timeoutSeconds * 1_000_000)
-        av_dict_set(&options, "protocol_whitelist", "http,https,tcp,tls,crypto", 0)
-        av_dict_set(&options, "rw_timeout", microseconds, 0)
-        av_dict_set(&options, "timeout", microseconds, 0)
-        var interrupt = AVIOInterruptCB(callback: { _ in Interruption.isRequested ? 1 : 0 }, opaque: nil)
-        var opened: UnsafeMutablePointer<AVIOContext>?
-        let code = avio_open2(&opened, url, AVIO_FLAG_READ, &interrupt, &options)
-        av_dict_free(&options)
-        try check(code) { InputError(file: url, problem: .fetchFailed(operation: "cannot fetch"), code: $0) }
-        guard let opened else { throw ResourceError.memory("opening \(url)") }
-        context = opened
-    }
-
-    deinit {
-        var c: UnsafeMutablePointer<AVIOContext>? = context
-        avio_closep(&c)
     }
 }

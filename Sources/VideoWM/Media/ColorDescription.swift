@@ -1,0 +1,93 @@
+import CFFmpeg
+import Overlay
+
+/// How a picture's colours are coded, as a stream or frame says: primaries, transfer,
+/// YUV matrix, range and chroma siting. Carried through from input to output unchanged,
+/// except where a conversion changes the matrix or range (`convertedForMarking`).
+struct ColorDescription: Equatable, Sendable {
+    var primaries = AVCOL_PRI_UNSPECIFIED
+    var transfer = AVCOL_TRC_UNSPECIFIED
+    var matrix = AVCOL_SPC_UNSPECIFIED
+    var range = AVCOL_RANGE_UNSPECIFIED
+    var chromaLocation = AVCHROMA_LOC_UNSPECIFIED
+
+    /// What FFmpeg's mjpeg decoder says of a JPEG's pictures.
+    static let jpeg = ColorDescription(matrix: AVCOL_SPC_BT470BG, range: AVCOL_RANGE_JPEG, chromaLocation: AVCHROMA_LOC_CENTER)
+
+    /// Samples span 0…max rather than the limited ("TV") range.
+    var isFullRange: Bool { range == AVCOL_RANGE_JPEG }
+
+    /// The range is stated as limited ("tv").
+    var isLimitedRange: Bool { range == AVCOL_RANGE_MPEG }
+
+    mutating func markLimitedRange() { range = AVCOL_RANGE_MPEG }
+
+    /// The YUV matrix the samples use; when the file does not say, the usual guess of
+    /// players: BT.709 from 720 lines up, BT.601 below.
+    func yuvMatrix(height: Int, format: PixelFormat) -> YUVColorMatrix {
+        let coefficients: YUVColorMatrix.Coefficients
+        switch matrix {
+        case AVCOL_SPC_BT709: coefficients = .bt709
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC, AVCOL_SPC_SMPTE240M: coefficients = .bt601
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: coefficients = .bt2020
+        default: coefficients = height >= 720 ? .bt709 : .bt601
+        }
+        return YUVColorMatrix(coefficients: coefficients, isFullRange: isFullRange || format.isJPEGRange)
+    }
+
+    /// swscale's coefficient table for the matrix (the same guess by height when unknown).
+    func scaleCoefficients(height: Int) -> ScaleCoefficients {
+        switch matrix {
+        case AVCOL_SPC_BT709: ScaleCoefficients(SWS_CS_ITU709)
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: ScaleCoefficients(SWS_CS_BT2020)
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: ScaleCoefficients(SWS_CS_ITU601)
+        default: ScaleCoefficients(height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601)
+        }
+    }
+
+    /// How frames of this description are described once converted for marking. YUV
+    /// sources keep their matrix and range; RGB sources become limited-range YUV with the
+    /// matrix players assume for that size (BT.709 from 720 lines, else BT.601), which the
+    /// encoder must then signal.
+    func convertedForMarking(from format: PixelFormat, height: Int) -> ColorDescription {
+        guard format.isRGB || matrix == AVCOL_SPC_RGB else { return self }
+        var converted = self
+        converted.matrix = height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
+        converted.range = AVCOL_RANGE_MPEG
+        return converted
+    }
+}
+
+/// One of swscale's coefficient tables (`SWS_CS_*`).
+struct ScaleCoefficients: Equatable, Sendable {
+    let value: Int32
+    init(_ value: Int32) { self.value = value }
+    static let bt601 = ScaleCoefficients(SWS_CS_ITU601)
+}
+
+/// What swscale needs to keep colours while converting: the matrix of the YUV side, and
+/// whether each side is full range.
+struct ColorConversion: Equatable, Sendable {
+    var coefficients: ScaleCoefficients
+    var sourceFullRange: Bool
+    var targetFullRange: Bool
+
+    /// A frame of `source` (pixel format `format`) converted to `target` for marking: its own
+    /// matrix and range; for RGB sources, which have no matrix, the one `target` gives the output.
+    static func marking(from source: ColorDescription, format: PixelFormat, to target: ColorDescription, height: Int) -> ColorConversion {
+        let fromRGB = target.matrix != source.matrix
+        return ColorConversion(coefficients: target.scaleCoefficients(height: height), sourceFullRange: fromRGB || source.isFullRange,
+                               targetFullRange: target.isFullRange)
+    }
+
+    /// A still (decoded image or marked video frame) to full-range RGBA. `stillRange`: stills
+    /// are full range unless they say otherwise (lossy WebP says "tv"); video frames are
+    /// limited unless they say full.
+    static func toRGBA(from source: ColorDescription, format: PixelFormat, height: Int, stillRange: Bool) -> ColorConversion {
+        let full = stillRange ? !source.isLimitedRange : source.yuvMatrix(height: height, format: format).isFullRange
+        return ColorConversion(coefficients: source.scaleCoefficients(height: height), sourceFullRange: full, targetFullRange: true)
+    }
+
+    /// Full-range RGBA to limited-range BT.601 YUV, as libwebp (like VP8) codes it.
+    static let rgbaToWebP = ColorConversion(coefficients: .bt601, sourceFullRange: true, targetFullRange: false)
+}

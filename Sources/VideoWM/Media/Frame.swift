@@ -1,0 +1,177 @@
+import CFFmpeg
+import Overlay
+
+/// An owned `AVFrame`: a decoded picture (or audio samples), with typed accessors for what
+/// the pipeline reads and sets. The frame's buffers are reference-counted by FFmpeg;
+/// `unref` drops this frame's references so it can be filled again.
+final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    init() throws {
+        guard let f = av_frame_alloc() else { throw ResourceError.memory("allocating a frame") }
+        pointer = f
+    }
+
+    /// A picture of `width`×`height` in `format`, with its buffers allocated; `file` names
+    /// the picture in errors.
+    convenience init(width: Int, height: Int, format: PixelFormat, file: String) throws {
+        try self.init()
+        try allocate(width: width, height: height, format: format, file: file)
+    }
+
+    deinit {
+        var f: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&f)
+    }
+
+    func unref() { av_frame_unref(pointer) }
+
+    /// Gives this (empty) frame buffers for a `width`×`height` picture in `format`.
+    func allocate(width: Int, height: Int, format: PixelFormat, file: String) throws {
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        pointer.pointee.format = format.av.rawValue
+        try check(av_frame_get_buffer(pointer, 0), MediaError.call("allocating a \(width)×\(height) \(format) picture", file: file))
+    }
+
+    /// Makes this frame another reference to `other`'s buffers and properties.
+    func reference(_ other: Frame, file: String) throws {
+        unref()
+        try check(av_frame_ref(pointer, other.pointer), OutputError.call("referencing a frame", file: file))
+    }
+
+    /// Copies the buffers on write: afterwards this frame alone owns what it points at.
+    func makeWritable(file: String) throws {
+        try check(av_frame_make_writable(pointer), OutputError.call("preparing a frame", file: file))
+    }
+
+    // MARK: Picture
+
+    var width: Int { Int(pointer.pointee.width) }
+    var height: Int { Int(pointer.pointee.height) }
+    var pixelFormat: PixelFormat { PixelFormat(AVPixelFormat(rawValue: pointer.pointee.format)) }
+
+    var color: ColorDescription {
+        get {
+            let f = pointer.pointee
+            return ColorDescription(primaries: f.color_primaries, transfer: f.color_trc, matrix: f.colorspace, range: f.color_range,
+                                    chromaLocation: f.chroma_location)
+        }
+        set {
+            pointer.pointee.color_primaries = newValue.primaries
+            pointer.pointee.color_trc = newValue.transfer
+            pointer.pointee.colorspace = newValue.matrix
+            pointer.pointee.color_range = newValue.range
+            pointer.pointee.chroma_location = newValue.chromaLocation
+        }
+    }
+
+    /// The stored pixels' shape, as the frame says it (0/1 when it does not).
+    var sampleAspectRatio: Rational {
+        get { Rational(pointer.pointee.sample_aspect_ratio) }
+        set { pointer.pointee.sample_aspect_ratio = newValue.av }
+    }
+
+    /// A plane's first byte and the bytes from one row to the next (`AVFrame.data`/`linesize`).
+    struct Plane {
+        let base: UnsafeMutablePointer<UInt8>
+        let bytesPerRow: Int
+    }
+
+    /// Plane `index` (0…3); nil when the format has no such plane.
+    func plane(_ index: Int) -> Plane? {
+        precondition((0..<4).contains(index), "a frame has at most four planes")
+        guard let base = dataPointers[index] else { return nil }
+        return Plane(base: base, bytesPerRow: Int(lineSizes[index]))
+    }
+
+    /// `AVFrame.data` in place: the eight plane pointers FFmpeg's calls take. The frame was
+    /// allocated by FFmpeg and never moves, so the address is stable for the frame's life.
+    var dataPointers: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?> {
+        (UnsafeMutableRawPointer(pointer) + MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)
+            .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+    }
+
+    /// The same plane pointers, as calls that only read them take them.
+    var readOnlyDataPointers: UnsafePointer<UnsafePointer<UInt8>?> {
+        UnsafeRawPointer(dataPointers).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+    }
+
+    /// `AVFrame.linesize` in place.
+    var lineSizes: UnsafeMutablePointer<Int32> {
+        (UnsafeMutableRawPointer(pointer) + MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!).assumingMemoryBound(to: Int32.self)
+    }
+
+    // MARK: Timing and decoding
+
+    /// The timestamp the frame is encoded with, in its stream's time base.
+    var presentationTimestamp: Int64? {
+        get { pointer.pointee.pts == vwm_nopts_value() ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? vwm_nopts_value() }
+    }
+
+    /// The decoder's best guess at the frame's presentation timestamp.
+    var bestEffortTimestamp: Int64? {
+        let pts = pointer.pointee.best_effort_timestamp
+        return pts == vwm_nopts_value() ? nil : pts
+    }
+
+    /// The decode timestamp of the packet the frame came from.
+    var packetDecodeTimestamp: Int64? {
+        let dts = pointer.pointee.pkt_dts
+        return dts == vwm_nopts_value() ? nil : dts
+    }
+
+    /// The duration of the packet the frame came from, when known.
+    var packetDuration: Int64? { pointer.pointee.pkt_duration > 0 ? pointer.pointee.pkt_duration : nil }
+
+    var isKeyFrame: Bool { pointer.pointee.key_frame != 0 }
+
+    /// The decoder concealed errors in this frame.
+    var isDamaged: Bool { pointer.pointee.decode_error_flags != 0 || pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 }
+
+    /// Lets the encoder choose the frame's type, rather than keeping the decoder's.
+    func clearPictureType() { pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
+
+    // MARK: Still images
+
+    /// The EXIF orientation FFmpeg's image decoders put in the frame's metadata (1…8).
+    var exifOrientation: Int? {
+        guard let entry = av_dict_get(pointer.pointee.metadata, "Orientation", nil, 0) else { return nil }
+        // FFmpeg prints EXIF shorts right-aligned ("    6"), so the spaces must go before parsing.
+        let text = String(cString: entry.pointee.value).drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()
+        guard let value = Int(String(text)), (1...8).contains(value) else { return nil }
+        return value
+    }
+
+    /// The ICC colour profile the decoder found, or the one an encoder should write.
+    var iccProfile: [UInt8]? {
+        guard let side = av_frame_get_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE), side.pointee.size > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: side.pointee.data, count: Int(side.pointee.size)))
+    }
+
+    func attachICCProfile(_ profile: [UInt8]) throws {
+        guard !profile.isEmpty, av_frame_get_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE) == nil else { return }
+        guard let side = av_frame_new_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {
+            throw ResourceError.memory("attaching the colour profile")
+        }
+        side.pointee.data.update(from: profile, count: profile.count)
+    }
+}
+
+extension StraightRGBAImage {
+    /// Runs `body` with a frame that points at this image's pixels (no copy). The frame owns
+    /// no buffer and is emptied before returning, so it cannot outlive the borrow.
+    func withBorrowedFrame<R>(_ body: (Frame) throws -> R) throws -> R {
+        let frame = try Frame()
+        frame.pointer.pointee.width = Int32(width)
+        frame.pointer.pointee.height = Int32(height)
+        frame.pointer.pointee.format = PixelFormat.rgba.av.rawValue
+        return try pixels.withUnsafeBufferPointer { buffer in
+            frame.dataPointers[0] = UnsafeMutablePointer(mutating: buffer.baseAddress)
+            frame.lineSizes[0] = Int32(width * 4)
+            defer { frame.unref() }
+            return try body(frame)
+        }
+    }
+}

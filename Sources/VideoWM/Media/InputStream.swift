@@ -1,0 +1,126 @@
+import CFFmpeg
+import Overlay
+
+/// One stream of an opened input file, with what the pipeline reads of it. Holds the file,
+/// whose demuxer owns the stream.
+struct InputStream {
+    let file: InputFile
+    let pointer: UnsafeMutablePointer<AVStream>
+
+    var index: Int { Int(pointer.pointee.index) }
+    var mediaType: MediaType { MediaType(pointer.pointee.codecpar.pointee.codec_type) }
+    var codec: CodecID { CodecID(pointer.pointee.codecpar.pointee.codec_id) }
+    var timeBase: Rational { Rational(pointer.pointee.time_base) }
+    /// A picture attached to an audio file or video (album art), not a video.
+    var isCoverArt: Bool { pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
+
+    /// The stream's own duration in its time base, when the file gives it.
+    var duration: Int64? {
+        let d = pointer.pointee.duration
+        return d > 0 && d != vwm_nopts_value() ? d : nil
+    }
+
+    var language: String? {
+        av_dict_get(pointer.pointee.metadata, "language", nil, 0).map { String(cString: $0.pointee.value) }
+    }
+
+    var averageFrameRate: Rational { Rational(pointer.pointee.avg_frame_rate) }
+    var sampleRate: Int { Int(pointer.pointee.codecpar.pointee.sample_rate) }
+    var channelCount: Int { Int(pointer.pointee.codecpar.pointee.ch_layout.nb_channels) }
+
+    /// The rotation players apply to the stream (its display matrix), in clockwise quarter turns.
+    var displayRotation: DisplayRotation {
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(pointer, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .upright }
+        let counterclockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        guard counterclockwise.isFinite else { return .upright }
+        return DisplayRotation(clockwiseQuarterTurns: Int((-counterclockwise / 90).rounded()))
+    }
+
+    /// The video as an encoder set up to replace it needs to know it.
+    var video: VideoStreamDescription {
+        let par = pointer.pointee.codecpar.pointee
+        return VideoStreamDescription(
+            width: Int(par.width), height: Int(par.height), pixelFormat: PixelFormat(AVPixelFormat(rawValue: par.format)),
+            codecSampleAspect: Rational(par.sample_aspect_ratio), streamSampleAspect: Rational(pointer.pointee.sample_aspect_ratio),
+            timeBase: timeBase, averageFrameRate: averageFrameRate, realFrameRate: Rational(pointer.pointee.r_frame_rate),
+            color: ColorDescription(primaries: par.color_primaries, transfer: par.color_trc, matrix: par.color_space, range: par.color_range,
+                                    chromaLocation: par.chroma_location),
+            rotation: displayRotation)
+    }
+}
+
+/// What a video stream holds: everything an encoder replacing it is set up from.
+struct VideoStreamDescription: Equatable {
+    var width: Int
+    var height: Int
+    var pixelFormat: PixelFormat
+    /// The codec's sample aspect ratio (0/1 when it does not say).
+    var codecSampleAspect: Rational
+    /// The container's, used when the codec does not say.
+    var streamSampleAspect: Rational
+    var timeBase: Rational
+    var averageFrameRate: Rational
+    var realFrameRate: Rational
+    var color: ColorDescription
+    var rotation: DisplayRotation
+
+    /// The stored pixels' shape; square when unknown.
+    var pixelAspect: PixelAspect {
+        let sar = codecSampleAspect.numerator > 0 ? codecSampleAspect : streamSampleAspect
+        return PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator))
+    }
+
+    /// The frame rate to declare: the average, else the container's base rate; nil when neither is known.
+    var frameRate: Rational? {
+        let rate = averageFrameRate.numerator > 0 ? averageFrameRate : realFrameRate
+        return rate.isValid ? rate : nil
+    }
+}
+
+/// A stream's kind (FFmpeg's `AVMediaType`).
+enum MediaType: Equatable {
+    case video, audio, subtitle, data, attachment, unknown
+
+    init(_ type: AVMediaType) {
+        switch type {
+        case AVMEDIA_TYPE_VIDEO: self = .video
+        case AVMEDIA_TYPE_AUDIO: self = .audio
+        case AVMEDIA_TYPE_SUBTITLE: self = .subtitle
+        case AVMEDIA_TYPE_DATA: self = .data
+        case AVMEDIA_TYPE_ATTACHMENT: self = .attachment
+        default: self = .unknown
+        }
+    }
+
+    /// FFmpeg's name ("video", "audio"…).
+    var name: String {
+        switch self {
+        case .video: "video"
+        case .audio: "audio"
+        case .subtitle: "subtitle"
+        case .data: "data"
+        case .attachment: "attachment"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+/// A codec (FFmpeg's `AVCodecID`).
+struct CodecID: Equatable {
+    let av: AVCodecID
+
+    init(_ av: AVCodecID) { self.av = av }
+
+    static let flac = CodecID(AV_CODEC_ID_FLAC)
+    static let opus = CodecID(AV_CODEC_ID_OPUS)
+
+    /// FFmpeg's name ("h264", "subrip").
+    var name: String { String(cString: avcodec_get_name(av)) }
+
+    /// Subtitles made of text (so they can be re-encoded as another text format), not bitmaps.
+    var isTextSubtitle: Bool {
+        guard let descriptor = avcodec_descriptor_get(av) else { return false }
+        return descriptor.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0
+    }
+}

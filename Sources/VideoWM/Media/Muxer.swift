@@ -1,0 +1,241 @@
+import CFFmpeg
+
+/// Where the packets of one output stream go: a muxer's stream (`MuxedStream`), and later
+/// other destinations (an HLS segmenter). Encoders, stream copiers and audio and subtitle
+/// converters all write through this, so a stream's packets may come from several of them.
+protocol PacketSink: AnyObject {
+    /// Writes `packet`, whose timestamps count in `timeBase`; the sink rescales them.
+    func write(_ packet: Packet, timeBase: Rational) throws
+}
+
+/// An owned muxing `AVFormatContext` writing to `path`, with the container chosen from
+/// `target`'s extension (the real output; `path` is its temporary sibling).
+final class Muxer {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+    let target: String
+    private var headerWritten = false
+    private var ioOpen = false
+    /// Ticks added to every timestamp of an output stream before muxing, by stream index.
+    private var timestampShifts: [Int: Int64] = [:]
+
+    init(path: String, target: String) throws {
+        self.path = path
+        self.target = target
+        guard let format = av_guess_format(nil, target, nil) else {
+            throw RequestError(subject: target, problem: "unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
+        }
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        let code = avformat_alloc_output_context2(&ctx, format, nil, path)
+        try check(code, OutputError.call("creating the output", file: target, stage: .creating))
+        guard let ctx else { throw ResourceError.memory("creating the output") }
+        context = ctx
+        ctx.pointee.interrupt_callback.callback = { _ in Interruption.isRequested ? 1 : 0 }
+    }
+
+    deinit {
+        if ioOpen { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    /// Whether FFmpeg knows a container for `path`'s extension.
+    static func knowsFormat(of path: String) -> Bool { av_guess_format(nil, path, nil) != nil }
+
+    var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
+
+    /// Whether the container can hold a stream of this codec.
+    func accepts(_ codec: CodecID) -> Bool {
+        // FFmpeg 5.1's MP4 muxer lists FLAC but refuses it at write time as experimental.
+        if codec == .flac && isMP4Family { return false }
+        return avformat_query_codec(context.pointee.oformat, codec.av, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    /// Whether the container can hold what the encoder named `name` produces.
+    func accepts(encoderNamed name: String) -> Bool {
+        guard let codec = avcodec_find_encoder_by_name(name) else { return false }
+        return accepts(CodecID(codec.pointee.id))
+    }
+
+    /// MP4, MOV and their relatives (one muxer family, with the same options).
+    var isMP4Family: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(formatName) }
+
+    /// Matroska and WebM (one muxer family).
+    var isMatroskaFamily: Bool { ["matroska", "webm"].contains(formatName) }
+
+    var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    // MARK: Streams
+
+    private func newStream() throws -> UnsafeMutablePointer<AVStream> {
+        guard let s = avformat_new_stream(context, nil) else { throw ResourceError.memory("adding a stream") }
+        return s
+    }
+
+    /// A stream for what `encoder` (opened) produces, in place of `input`: that stream's
+    /// language, title and disposition, the encoder's parameters and time base.
+    func addStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
+        let stream = try newStream()
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context),
+                  OutputError.call("setting up stream \(input.index)", file: target))
+        stream.pointee.time_base = encoder.context.pointee.time_base
+        stream.pointee.disposition = input.pointer.pointee.disposition
+        av_dict_copy(&stream.pointee.metadata, input.pointer.pointee.metadata, 0)
+        return MuxedStream(muxer: self, stream: stream)
+    }
+
+    /// The re-encoded video in place of `input`: as `addStream(encodedBy:replacing:)`, with the
+    /// input's frame rates and its display rotation (marks are drawn rotated into the stored
+    /// picture, so the player's one rotation makes both picture and mark upright).
+    func addVideoStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
+        let muxed = try addStream(encodedBy: encoder, replacing: input)
+        let stream = muxed.stream
+        stream.pointee.sample_aspect_ratio = encoder.context.pointee.sample_aspect_ratio
+        stream.pointee.avg_frame_rate = input.pointer.pointee.avg_frame_rate
+        stream.pointee.r_frame_rate = input.pointer.pointee.r_frame_rate
+        copyDisplayMatrix(from: input, to: stream)
+        return muxed
+    }
+
+    /// A stream that receives `input`'s packets unchanged.
+    func addStream(copying input: InputStream) throws -> MuxedStream {
+        let stream = try newStream()
+        let source = input.pointer
+        try check(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar),
+                  OutputError.call("copying stream \(input.index)", file: target))
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = source.pointee.time_base
+        stream.pointee.disposition = source.pointee.disposition
+        stream.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
+        stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
+        stream.pointee.r_frame_rate = source.pointee.r_frame_rate
+        av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
+        copyDisplayMatrix(from: input, to: stream)
+        return MuxedStream(muxer: self, stream: stream)
+    }
+
+    private func copyDisplayMatrix(from input: InputStream, to output: UnsafeMutablePointer<AVStream>) {
+        var size: Int = 0
+        if let matrix = av_stream_get_side_data(input.pointer, AV_PKT_DATA_DISPLAYMATRIX, &size), size > 0,
+           let copy = av_stream_new_side_data(output, AV_PKT_DATA_DISPLAYMATRIX, size) {
+            copy.update(from: matrix, count: size)
+        }
+    }
+
+    /// Copies the input's container metadata (title, dates…) and chapters.
+    func copyMetadataAndChapters(from input: InputFile) {
+        av_dict_copy(&context.pointee.metadata, input.context.pointee.metadata, 0)
+        let source = input.context.pointee
+        let count = Int(source.nb_chapters)
+        guard count > 0, let chapters = source.chapters,
+              let list = av_calloc(count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride)?
+                .assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else { return }
+        // The muxer context owns the list and the chapters from here on (freed with it).
+        context.pointee.chapters = list
+        for i in 0..<count {
+            guard let src = chapters[i],
+                  let chapter = av_mallocz(MemoryLayout<AVChapter>.stride)?.assumingMemoryBound(to: AVChapter.self) else { continue }
+            chapter.pointee.id = src.pointee.id
+            chapter.pointee.time_base = src.pointee.time_base
+            chapter.pointee.start = src.pointee.start
+            chapter.pointee.end = src.pointee.end
+            av_dict_copy(&chapter.pointee.metadata, src.pointee.metadata, 0)
+            list[Int(context.pointee.nb_chapters)] = chapter
+            context.pointee.nb_chapters += 1
+        }
+    }
+
+    // MARK: Writing
+
+    func writeHeader(options: [String: String]) throws {
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+            var options: OpaquePointer?
+            av_dict_set(&options, "protocol_whitelist", "file", 0)
+            let code = avio_open2(&context.pointee.pb, "file:" + path, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
+            av_dict_free(&options)
+            try check(code, OutputError.call("opening for writing", file: target, stage: .creating))
+            ioOpen = true
+        }
+        if formatName == "matroska" {
+            // Matroska stores negative times (a block's time is signed relative to its
+            // cluster), so an audio track that starts before zero — AAC priming from an MP4 —
+            // stays there instead of every stream being pushed later to make room for it.
+            // WebM keeps FFmpeg's shift: browsers' readers are less forgiving.
+            context.pointee.avoid_negative_ts = AVFMT_AVOID_NEG_TS_DISABLED
+        }
+        var dict: OpaquePointer?
+        for (k, v) in options { av_dict_set(&dict, k, v, 0) }
+        let code = avformat_write_header(context, &dict)
+        av_dict_free(&dict)
+        try check(code, OutputError.call("writing the header", file: target))
+        headerWritten = true
+        timestampShifts = opusCodecDelayShifts()
+    }
+
+    /// Matroska stores Opus's pre-skip as CodecDelay and readers subtract it from every
+    /// block time, so an Opus packet at −6.5 ms must be written at 0. libavformat up to
+    /// 59.30 writes the CodecDelay but not the shift (later versions do both): the first
+    /// packet then lands before zero and the muxer pushes every stream 7 ms later, on each
+    /// pass through the file. Do the shift ourselves there.
+    private func opusCodecDelayShifts() -> [Int: Int64] {
+        let fixedInLibavformat: UInt32 = 59 << 16 | 31 << 8 | 0
+        guard isMatroskaFamily, avformat_version() < fixedInLibavformat else { return [:] }
+        var shifts: [Int: Int64] = [:]
+        for i in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[i], let par = stream.pointee.codecpar,
+                  par.pointee.codec_id == AV_CODEC_ID_OPUS, par.pointee.initial_padding > 0 else { continue }
+            // The same rounding as the CodecDelay the muxer writes and the reader subtracts.
+            shifts[Int(stream.pointee.index)] = av_rescale_q(Int64(par.pointee.initial_padding), AVRational(num: 1, den: 48000),
+                                                             stream.pointee.time_base)
+        }
+        return shifts
+    }
+
+    /// Writes a packet whose stream index and timestamps are already the output stream's.
+    func write(_ packet: Packet) throws {
+        if let shift = timestampShifts[packet.streamIndex] { packet.shift(by: shift) }
+        let code = av_interleaved_write_frame(context, packet.pointer)
+        try check(code, OutputError.call("writing", file: target))
+        try checkIOError()
+    }
+
+    /// Writes the trailer and closes the file, reporting any write error seen on the way
+    /// (a full disk must not end in a "successful" truncated file).
+    func finish() throws {
+        precondition(headerWritten, "finish before writeHeader")
+        try check(av_write_trailer(context), OutputError.call("finishing", file: target))
+        try checkIOError()
+        if ioOpen {
+            let code = avio_closep(&context.pointee.pb)
+            ioOpen = false
+            try check(code, OutputError.call("closing", file: target))
+        }
+    }
+
+    private func checkIOError() throws {
+        if let pb = context.pointee.pb, pb.pointee.error < 0 {
+            try check(pb.pointee.error, OutputError.call("writing", file: target))
+        }
+    }
+}
+
+/// One stream of a muxer, as the destination of its packets.
+final class MuxedStream: PacketSink {
+    let stream: UnsafeMutablePointer<AVStream>
+    private unowned let muxer: Muxer
+
+    init(muxer: Muxer, stream: UnsafeMutablePointer<AVStream>) {
+        self.muxer = muxer
+        self.stream = stream
+    }
+
+    var index: Int { Int(stream.pointee.index) }
+
+    /// The stream's time base; the muxer may change it when it writes the header.
+    var timeBase: Rational { Rational(stream.pointee.time_base) }
+
+    func write(_ packet: Packet, timeBase source: Rational) throws {
+        packet.rescale(from: source, to: timeBase)
+        packet.streamIndex = index
+        try muxer.write(packet)
+    }
+}

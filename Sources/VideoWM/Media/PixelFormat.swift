@@ -1,0 +1,93 @@
+import CFFmpeg
+
+/// A pixel format (FFmpeg's `AVPixelFormat`), with what the pipeline asks of one.
+struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
+    let av: AVPixelFormat
+
+    init(_ av: AVPixelFormat) { self.av = av }
+
+    static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
+    static let yuv420p10 = PixelFormat(AV_PIX_FMT_YUV420P10LE)
+    static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
+    static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
+    static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
+    /// Full-range 8-bit YUV, as JPEG stores it, by chroma subsampling (right shifts of x and y).
+    static func jpeg(chromaShiftX: Int, chromaShiftY: Int) -> PixelFormat {
+        switch (chromaShiftX, chromaShiftY) {
+        case (1, 1): PixelFormat(AV_PIX_FMT_YUVJ420P)
+        case (1, 0): PixelFormat(AV_PIX_FMT_YUVJ422P)
+        case (0, 1): PixelFormat(AV_PIX_FMT_YUVJ440P)
+        default: PixelFormat(AV_PIX_FMT_YUVJ444P)
+        }
+    }
+
+    /// FFmpeg's name ("yuv420p"), nil for a value FFmpeg does not know.
+    var knownName: String? { av_get_pix_fmt_name(av).map { String(cString: $0) } }
+    var name: String { knownName ?? "unknown" }
+    var description: String { name }
+
+    private var descriptor: AVPixFmtDescriptor? { av_pix_fmt_desc_get(av)?.pointee }
+
+    /// RGB (or BGR, GBR planar…) rather than YUV.
+    var isRGB: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 }
+
+    /// Bits per sample of the first component (8 for yuv420p, 10 for yuv420p10le).
+    var bitDepth: Int { Int(descriptor?.comp.0.depth ?? 8) }
+
+    /// The "J" formats, full range by definition whatever a frame's range says.
+    var isJPEGRange: Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P].contains(av)
+    }
+
+    /// How marks can be blended into frames of this format in place, or nil when frames
+    /// must be converted first: planar YUV with 8-bit samples, or 9–16-bit samples in native
+    /// (little-endian) 16-bit words. Semi-planar (NV12), packed and RGB formats are not.
+    var planarLayout: PlanarYUVLayout? {
+        guard let d = descriptor else { return nil }
+        let flags = d.flags
+        guard flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0,
+              flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0,
+              flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0,
+              flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) == 0,
+              flags & UInt64(AV_PIX_FMT_FLAG_PAL) == 0,
+              d.nb_components >= 3
+        else { return nil }
+        let components = [d.comp.0, d.comp.1, d.comp.2]
+        // Y, U, V each in its own plane 0, 1, 2, no packing inside a word.
+        guard components.enumerated().allSatisfy({ $1.plane == Int32($0) && $1.offset == 0 && $1.shift == 0 }) else { return nil }
+        let depth = Int(components[0].depth)
+        let step = Int(components[0].step)
+        guard (depth == 8 && step == 1) || (depth > 8 && depth <= 16 && step == 2) else { return nil }
+        return PlanarYUVLayout(chromaShiftX: Int(d.log2_chroma_w), chromaShiftY: Int(d.log2_chroma_h), bitDepth: depth)
+    }
+
+    /// The format of `candidates` that loses least converting from `source` (FFmpeg's ranking).
+    static func closest(to source: PixelFormat, among candidates: [PixelFormat]) -> PixelFormat? {
+        guard !candidates.isEmpty else { return nil }
+        var list = candidates.map(\.av) + [AV_PIX_FMT_NONE]
+        let best = avcodec_find_best_pix_fmt_of_list(&list, source.av, 0, nil)
+        return best == AV_PIX_FMT_NONE ? nil : PixelFormat(best)
+    }
+}
+
+/// How a planar YUV frame's samples are laid out, for blending into it directly.
+struct PlanarYUVLayout: Equatable, Sendable {
+    var chromaShiftX: Int
+    var chromaShiftY: Int
+    var bitDepth: Int
+
+    var bytesPerSample: Int { bitDepth > 8 ? 2 : 1 }
+
+    /// Samples across and down plane `plane` (0 luma, 1 and 2 chroma) of a `width`×`height` picture.
+    func planeSize(_ plane: Int, width: Int, height: Int) -> (width: Int, height: Int) {
+        guard plane == 1 || plane == 2 else { return (width, height) }
+        return ((width + (1 << chromaShiftX) - 1) >> chromaShiftX, (height + (1 << chromaShiftY) - 1) >> chromaShiftY)
+    }
+
+    /// The size an encoder of this layout needs for a `width`×`height` picture: rounded up
+    /// to whole chroma samples (4:2:0 and 4:2:2 encoders refuse odd sizes).
+    func encodableSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        let unitX = 1 << chromaShiftX, unitY = 1 << chromaShiftY
+        return ((width + unitX - 1) / unitX * unitX, (height + unitY - 1) / unitY * unitY)
+    }
+}

@@ -1,0 +1,35 @@
+/// The decisions behind re-encoding a video: the encoder, the pixel format marks are blended
+/// in and the encoder takes, the size it needs, and the colour it must signal.
+extension VideoEncoderConfiguration {
+    /// The configuration for re-encoding `source` with `settings` into `output` (whose
+    /// extension picks the default codec); `globalHeader` when the container wants it.
+    init(reencoding source: VideoStreamDescription, settings: EncodeSettings, output: String, globalHeader: Bool) throws {
+        let codec = settings.videoCodec(forOutput: output)
+        let encoderName = codec.encoderName
+        let format = try Self.pixelFormat(for: source.pixelFormat, supported: Encoder.supportedPixelFormats(ofEncoderNamed: encoderName),
+                                          encoder: encoderName)
+        let size = format.planarLayout!.encodableSize(width: source.width, height: source.height)
+        self.init(encoderName: encoderName, pixelFormat: format, width: size.width, height: size.height,
+                  sampleAspect: source.codecSampleAspect,
+                  // The input's time base, so every timestamp passes through exactly.
+                  timeBase: source.timeBase, frameRate: source.frameRate,
+                  color: source.color.convertedForMarking(from: source.pixelFormat, height: source.height),
+                  threads: settings.threads, bitRate: settings.bitRate, globalHeader: globalHeader,
+                  options: settings.encoderOptions(for: codec))
+    }
+
+    /// The decoded format when the encoder takes it and marks can be blended into it;
+    /// otherwise 4:2:0 (8- or 10-bit, following the source), which every player plays;
+    /// otherwise the encoder's closest format that marks can be blended into. `supported`
+    /// empty means the encoder does not say.
+    static func pixelFormat(for decoded: PixelFormat, supported: [PixelFormat], encoder: String) throws -> PixelFormat {
+        func takes(_ format: PixelFormat) -> Bool { supported.isEmpty || supported.contains(format) }
+        if decoded.planarLayout != nil && takes(decoded) { return decoded }
+        for preferred in decoded.bitDepth > 8 ? [PixelFormat.yuv420p10, .yuv420p] : [.yuv420p] where takes(preferred) {
+            return preferred
+        }
+        let blendable = supported.isEmpty ? [.yuv420p] : supported.filter { $0.planarLayout != nil }
+        guard !blendable.isEmpty else { throw EncoderError(encoder: encoder, problem: .noBlendablePixelFormat) }
+        return PixelFormat.closest(to: decoded, among: blendable) ?? blendable[0]
+    }
+}
