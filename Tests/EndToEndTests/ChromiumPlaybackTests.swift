@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Outputs play to their end in a browser: scripts/play-in-chromium (headless Chromium, installed by
+/// scripts/setup) on videowm's outputs, and the harness itself shown to fail on a damaged stream, so a
+/// pass means something. Smart rendering's seams (docs/smart-rendering.md) are judged the same way.
+@Suite("Chromium playback")
+struct ChromiumPlaybackTests {
+    static let player = PackageRoot.path("scripts/play-in-chromium")
+
+    /// Runs the player; exit 2 (no Chromium) is a failure too, since scripts/setup installs it.
+    func play(_ h: Harness, _ file: String, mse: String? = nil) throws -> Harness.Result {
+        let result = try h.run(Self.player, [file] + (mse.map { ["--mse", $0] } ?? []))
+        #expect(result.status != 2, "Chromium is missing: run scripts/setup (\(result.stderr))")
+        return result
+    }
+
+    @Test("a transcoded MP4 and an MPEG-TS (through Media Source Extensions) play to the end")
+    func transcodedOutputsPlay() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 3)
+        let config = try h.write("config.json", #"{ "watermarks": [ { "text": "ada@example.com", "opacity": 0.8 } ] }"#)
+        for output in ["out.mp4", "out.ts"] {
+            let transcode = try h.videowm("transcode", input, h.path(output), "-c", config)
+            #expect(transcode.status == 0, "stderr: \(transcode.stderr)")
+        }
+        let mp4 = try play(h, h.path("out.mp4"))
+        #expect(mp4.status == 0, "\(mp4.stdout)")
+        #expect(mp4.stdout.contains("\"frames\": 90"), "\(mp4.stdout)")
+        let ts = try play(h, h.path("out.ts"), mse: #"video/mp2t; codecs="avc1.64001e,mp4a.40.2""#)
+        #expect(ts.status == 0, "\(ts.stdout)")
+    }
+
+    @Test("a stream with damaged packets is reported as a decode error, not as played")
+    func damagedStreamFails() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 2, audio: false)
+        try h.ffmpeg(["-i", input, "-c", "copy", "-bsf:v", "noise=amount=5", h.path("damaged.mp4")])
+        let result = try play(h, h.path("damaged.mp4"))
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("\"ended\": false"), "\(result.stdout)")
+    }
+}
+
+/// The package's root, found from this file's path.
+enum PackageRoot {
+    static func path(_ relative: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(relative).path
+    }
+}
