@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
 
         .target(name: "Animation"),
+        // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
+        .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
@@ -36,6 +38,7 @@ let package = Package(
         .testTarget(name: "AnimationTests", dependencies: ["Animation", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
         .testTarget(name: "VideoWMTests", dependencies: ["VideoWM"]),
+        .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         // The command line's option declarations against its help pages and the README.
         .testTarget(name: "CommandLineTests", dependencies: ["videowm"]),
