@@ -25,12 +25,14 @@ let package = Package(
         // No unsafeFlags anywhere, so other packages can depend on VideoWM by version; bench/run asks for the
         // DWARF 4 debug info Debian 12's valgrind needs with `-Xcc -gdwarf-4` on its own command line.
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // Signal handlers and the list of temporary files they remove: C, because only async-signal-safe calls may run there.
+        .target(name: "CProcessGuard"),
 
         .target(name: "Animation"),
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG", "CProcessGuard"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
 
         // Helpers shared by the test targets (a seeded generator for test data).

@@ -16,15 +16,31 @@ enum CommandLineTool {
     }
 
     static func run(_ arguments: [String]) -> Int32 {
+        // Before any file is opened or thread started: descriptors 0–2 exist (a closed one
+        // would be handed to the first file opened), and the signal handlers are in place.
+        StandardDescriptors.secure()
         Interruption.install()
         let console = Console.shared
+        do {
+            return try dispatch(arguments, console: console)
+        } catch let error as CommandFailures {
+            return exitStatus(for: error).rawValue  // each failure has had its line
+        } catch {
+            console.error(errorLine(for: error))
+            return exitStatus(for: error).rawValue
+        }
+    }
+
+    /// Runs the command `arguments` name; what it prints on stdout is the output the user
+    /// asked for, so a stdout that refuses it is an error (74), as a full disk would be.
+    private static func dispatch(_ arguments: [String], console: Console) throws -> Int32 {
         guard let first = arguments.first else {
             console.write(Help.overview)
             return ExitStatus.usage.rawValue
         }
         switch first {
         case "--version", "-V", "version":
-            print("videowm \(version)")
+            try StandardStream.output.write("videowm \(version)\n")
             return 0
         case "help", "--help", "-h":
             if let topic = arguments.dropFirst().first {
@@ -32,9 +48,9 @@ enum CommandLineTool {
                     console.error("no help for '\(topic)'; commands: \(Help.commandNames.joined(separator: ", "))")
                     return ExitStatus.usage.rawValue
                 }
-                print(text, terminator: "")
+                try StandardStream.output.write(text)
             } else {
-                print(Help.overview, terminator: "")
+                try StandardStream.output.write(Help.overview)
             }
             return 0
         default:
@@ -46,19 +62,12 @@ enum CommandLineTool {
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
-            print(Help.text(for: first) ?? Help.overview, terminator: "")
+            try StandardStream.output.write(Help.text(for: first) ?? Help.overview)
             return 0
         }
-        do {
-            var parsed = try command.init(arguments: rest)
-            try parsed.validate()
-            try parsed.run(console: console)
-            return 0
-        } catch let error as CommandFailures {
-            return exitStatus(for: error).rawValue  // each failure has had its line
-        } catch {
-            console.error(errorLine(for: error))
-            return exitStatus(for: error).rawValue
-        }
+        var parsed = try command.init(arguments: rest)
+        try parsed.validate()
+        try parsed.run(console: console)
+        return 0
     }
 }

@@ -44,16 +44,32 @@ public struct BatchRunner {
         self.warn = warn
     }
 
-    /// Runs every row. `onRow` hears each row's result as it ends (skipped rows first);
-    /// `onProgress` is called often (every frame): throttle before drawing.
-    public func run(onRow: (BatchRowResult) -> Void, onProgress: (BatchProgress) -> Void) throws -> BatchSummary {
+    /// Runs every row. `onRow` hears each row's result as it ends (skipped rows first); an
+    /// error it throws (its report cannot be written) stops the batch, with every output still
+    /// being written abandoned, and is rethrown. `onProgress` is called often (every frame):
+    /// throttle before drawing.
+    public func run(onRow: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws -> BatchSummary {
+        do {
+            return try runRows(onRow: onRow, onProgress: onProgress)
+        } catch let stop as StopBatch {
+            throw stop.reason
+        }
+    }
+
+    private func runRows(onRow: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws -> BatchSummary {
         let tracker = BatchProgressTracker(total: rows.count)
         var failures: [any Error] = []
-        func report(_ result: BatchRowResult) {
+        func report(_ result: BatchRowResult) throws {
             tracker.record(result)
             if let error = result.error { failures.append(error) }
-            onRow(result)
+            do { try onRow(result) } catch { throw StopBatch(reason: error) }
             onProgress(tracker.snapshot())
+        }
+        // Settings the encoder or a row's container would refuse stop the batch before any row.
+        for output in Set(rows.map { ($0.output as NSString).pathExtension.lowercased() }).sorted().compactMap({ ext in
+            rows.first { ($0.output as NSString).pathExtension.lowercased() == ext }?.output
+        }) {
+            try settings.validate(forOutput: output)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -66,7 +82,7 @@ public struct BatchRunner {
         var pending: [BatchRow] = []
         for row in rows {
             if !force && PartialOutputFiles.finishedOutputExists(at: row.output) {
-                report(BatchRowResult(row: row, status: .skipped, seconds: 0, error: nil))
+                try report(BatchRowResult(row: row, status: .skipped, seconds: 0, error: nil))
             } else {
                 pending.append(row)
             }
@@ -100,12 +116,13 @@ public struct BatchRunner {
 
     /// One decode of the input feeding every output of `group`.
     private func runGroup(_ group: [BatchRow], source probed: VideoSource?, images: ImageCache, tracker: BatchProgressTracker,
-                          report: (BatchRowResult) -> Void, onProgress: (BatchProgress) -> Void) throws {
+                          report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         let started = Date()
         func finish(_ row: BatchRow, _ error: Error?) throws {
-            // An interrupt stops the batch; it is no row's failure.
+            // An interrupt, or a report that cannot be written, stops the batch; it is no row's failure.
             if let error = error as? InterruptedError { throw error }
-            report(BatchRowResult(row: row, status: error == nil ? .done : .failed,
+            if let error = error as? StopBatch { throw error }
+            try report(BatchRowResult(row: row, status: error == nil ? .done : .failed,
                                   seconds: Date().timeIntervalSince(started), error: error))
         }
 
@@ -185,11 +202,15 @@ public struct BatchRunner {
 /// Stops a group's decode when its last output has failed.
 private struct EveryOutputFailed: Error {}
 
-/// One row's output inside a group, with the lock that marks its partial file as live.
+/// Stops the whole batch with `reason` (what `onRow` threw), past every row's error handling.
+private struct StopBatch: Error {
+    var reason: any Error
+}
+
+/// One row's output inside a group.
 private final class GroupOutput {
     let row: BatchRow
     let output: MarkedOutput
-    private let lock: PartialFileLock
 
     init(row: BatchRow, source: VideoSource, config: WatermarkConfig, images: ImageCache, settings: EncodeSettings,
          overwrite: Bool, warn: @escaping WarningHandler) throws {
@@ -207,6 +228,5 @@ private final class GroupOutput {
         }
         output = try MarkedOutput(source: source, target: row.output, compositor: compositor, settings: settings,
                                   overwrite: overwrite, warn: warn)
-        lock = PartialFileLock(path: output.temporaryPath)
     }
 }

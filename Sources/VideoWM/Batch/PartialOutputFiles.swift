@@ -4,23 +4,56 @@ import Glibc
 #endif
 
 /// The hidden `.NAME.RANDOM.videowm-partial.EXT` files `AtomicOutput` writes beside each
-/// target, seen from a batch: a process killed outright (SIGKILL, a node lost) leaves them
-/// behind, and a re-run must clear them without touching one another live process is writing.
+/// target: a process killed outright (SIGKILL, a node lost, a crash) leaves them behind, and
+/// the next run for the same target must clear them without touching one that another live
+/// process is writing.
 ///
-/// A batch holds an advisory `flock` on each partial file it writes; the kernel drops it
-/// when the process dies, so a partial file nobody can lock is live and one we can lock is stale.
+/// `AtomicOutput` holds an advisory `flock` on each partial file while it writes; the kernel
+/// drops it when the process dies, so a partial file nobody can lock is live and one we can
+/// lock is stale.
 enum PartialOutputFiles {
     static let marker = ".videowm-partial"
+    /// The longest file name Linux file systems take, in bytes.
+    static let maximumNameBytes = 255
+    /// The random token: a UInt64 in base 36 is at most 13 characters.
+    static let maximumTokenBytes = 13
+
+    /// A fresh random token for a temporary name.
+    static func randomToken() -> String { String(UInt64.random(in: 0...UInt64.max), radix: 36) }
+
+    /// `.NAME.TOKEN.videowm-partial.EXT` for the output named `targetName`, with NAME cut at a
+    /// character boundary so the whole stays within 255 bytes: an output name may use all of
+    /// the file system's limit, so its temporary name must not simply add to it. EXT (kept so
+    /// a reader can tell the format) is left out when it is unusually long.
+    static func temporaryName(forTargetNamed targetName: String, token: String) -> String {
+        precondition(token.utf8.count <= maximumTokenBytes, "token longer than its budget")
+        return "." + namePart(of: targetName) + "." + token + marker + extensionPart(of: targetName)
+    }
+
+    private static func extensionPart(of targetName: String) -> String {
+        let ext = (targetName as NSString).pathExtension
+        return ext.isEmpty || ext.utf8.count > 16 ? "" : "." + ext
+    }
+
+    private static func namePart(of targetName: String) -> String {
+        let budget = maximumNameBytes - 2 - maximumTokenBytes - marker.utf8.count - extensionPart(of: targetName).utf8.count
+        var part = "", bytes = 0
+        for character in targetName {
+            bytes += character.utf8.count
+            if bytes > budget { break }
+            part.append(character)
+        }
+        return part
+    }
 
     /// Whether `name` (a file name, no folder) is a partial file of the output named `targetName`.
     static func isPartial(_ name: String, ofTargetNamed targetName: String) -> Bool {
-        let prefix = "." + targetName + "."
-        guard name.hasPrefix(prefix), let markerRange = name.range(of: marker, options: .backwards) else { return false }
+        let prefix = "." + namePart(of: targetName) + "."
+        guard name.hasPrefix(prefix), let markerRange = name.range(of: marker, options: .backwards),
+              markerRange.lowerBound >= name.index(name.startIndex, offsetBy: prefix.count) else { return false }
         let token = name[name.index(name.startIndex, offsetBy: prefix.count)..<markerRange.lowerBound]
         guard !token.isEmpty, token.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."z").contains($0) }) else { return false }
-        let ext = (targetName as NSString).pathExtension
-        let rest = name[markerRange.upperBound...]
-        return rest == (ext.isEmpty ? "" : "." + ext)
+        return name[markerRange.upperBound...] == extensionPart(of: targetName)
     }
 
     /// Removes the stale partial files of `targets` and returns their paths.

@@ -35,9 +35,6 @@ final class MarkedOutput {
         return false
     }
 
-    /// The hidden file being written until `finish()` moves it to `target`.
-    var temporaryPath: String { destination.temporaryPath }
-
     /// What happens to the video when no layer applies.
     enum UnmarkedVideo {
         /// Copy it packet for packet (a batch row whose `unless` removed every layer).

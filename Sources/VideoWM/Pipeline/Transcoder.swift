@@ -42,6 +42,8 @@ public struct Transcoder {
     }
 
     public func run() throws -> TranscodeSummary {
+        // Settings the encoder or the container would refuse are refused before the input is read.
+        try settings.validate(forOutput: output)
         let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
         let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings,
                                     overwrite: overwrite, unmarkedVideo: .reencode, warn: warn)

@@ -1,3 +1,4 @@
+import CProcessGuard
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +13,9 @@ final class AtomicOutput {
     let temporaryPath: String
     let overwrite: Bool
     private var committed = false
+    /// The temporary file, open and locked while it is being written.
+    private var lockDescriptor: Int32 = -1
+    private var guardSlot: Int32 = -1
 
     /// Checks the target up front (before any decoding) and reserves a temporary name.
     /// `inputs` are files the target must not be, by path or by identity (device and inode).
@@ -40,15 +44,19 @@ final class AtomicOutput {
             }
             if !overwrite { throw OutputError.exists(target) }
         }
-        let name = (target as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension
-        // Keep the extension so format detection by name still works on the temporary file.
-        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        temporaryPath = (folder as NSString).appendingPathComponent(".\(name).\(random).videowm-partial" + (ext.isEmpty ? "" : ".\(ext)"))
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        // A partial file a killed run left for this same target goes first (one a live process
+        // holds locked stays).
+        _ = PartialOutputFiles.removeStale(forTargets: [target])
+        let name = PartialOutputFiles.temporaryName(forTargetNamed: (target as NSString).lastPathComponent,
+                                                    token: PartialOutputFiles.randomToken())
+        temporaryPath = (folder as NSString).appendingPathComponent(name)
+        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw OutputError(file: target, stage: .creating, detail: "cannot create a file in \(folder)", code: ErrorCode(errno: errno)) }
-        close(fd)
-        TemporaryFiles.register(temporaryPath)
+        // Held until the file is committed or removed: a later run sees it is live (`PartialOutputFiles`).
+        flock(fd, LOCK_EX | LOCK_NB)
+        lockDescriptor = fd
+        // Remembered where a signal handler can remove it, should the process die.
+        guardSlot = vwm_guard_remember(temporaryPath, target)
     }
 
     deinit {
@@ -58,16 +66,24 @@ final class AtomicOutput {
     /// Removes the temporary file (idempotent).
     func discard() {
         unlink(temporaryPath)
-        TemporaryFiles.unregister(temporaryPath)
+        release()
+    }
+
+    /// Forgets the file: unlocks it and takes it off the signal handlers' list.
+    private func release() {
+        vwm_guard_forget(guardSlot)
+        guardSlot = -1
+        if lockDescriptor >= 0 { close(lockDescriptor) }
+        lockDescriptor = -1
     }
 
     /// Flushes the finished temporary file to disk and moves it to the target.
     func commit() throws {
-        let fd = open(temporaryPath, O_RDONLY)
-        guard fd >= 0 else { throw OutputError(file: target, stage: .writing, detail: "the finished temporary file vanished") }
-        let synced = fsync(fd)
+        // The descriptor held since the file was made reaches the same file the writers wrote,
+        // with no new descriptor needed (there may be none left to take).
+        guard access(temporaryPath, F_OK) == 0 else { throw OutputError(file: target, stage: .writing, detail: "the finished temporary file vanished") }
+        let synced = fsync(lockDescriptor)
         let syncError = errno
-        close(fd)
         guard synced == 0 else { throw OutputError(file: target, stage: .writing, operation: "flushing to disk", code: ErrorCode(errno: syncError)) }
         if overwrite {
             guard rename(temporaryPath, target) == 0 else {
@@ -83,7 +99,7 @@ final class AtomicOutput {
             unlink(temporaryPath)
         }
         committed = true
-        TemporaryFiles.unregister(temporaryPath)
+        release()
         // Make the rename itself durable.
         let directory = (target as NSString).deletingLastPathComponent
         let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY)
@@ -91,19 +107,3 @@ final class AtomicOutput {
     }
 }
 
-/// Temporary outputs still open, so a fatal path can remove them before exiting.
-enum TemporaryFiles {
-    nonisolated(unsafe) private static var paths: Set<String> = []
-    private static let lock = NSLock()
-
-    static func register(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
-    static func unregister(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
-
-    /// Removes every temporary file still registered.
-    public static func removeAll() {
-        lock.lock()
-        for p in paths { unlink(p) }
-        paths.removeAll()
-        lock.unlock()
-    }
-}

@@ -1,38 +1,28 @@
-import Dispatch
-import Synchronization
+import CProcessGuard
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// SIGINT/SIGTERM handling: the signal only raises a flag; the pipeline checks it between
-/// packets (and FFmpeg checks it during blocking I/O), then unwinds normally so temporary
-/// files are removed and the process exits with 130.
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT: the signal only raises a flag (in `CProcessGuard`,
+/// whose handlers are async-signal-safe and start no thread); the pipeline checks it between
+/// packets, FFmpeg's interrupt callbacks during blocking I/O, and the job unwinds normally so
+/// temporary files are removed and the process exits with 130. A second signal, should the
+/// job not have stopped, removes the temporary files and exits at once.
 public enum Interruption {
-    private static let flag = Atomic<Bool>(false)
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    public static var isRequested: Bool { vwm_guard_interrupt_signal() != 0 }
 
-    public static var isRequested: Bool { flag.load(ordering: .relaxed) }
-
-    /// Installs the handlers (once, from the command line's entry point).
+    /// Installs the handlers (once, from the command line's entry point, before any other
+    /// thread exists): the termination signals above, SIGPIPE and SIGXFSZ ignored (a write
+    /// then fails with EPIPE or EFBIG where it is made), and the fatal-signal cleanup.
     public static func install() {
-        // Past a file-size limit (ulimit -f) a write should fail with EFBIG, which we report
-        // as exit 74 and clean up after, instead of the signal killing the process mid-file.
-        signal(SIGXFSZ, SIG_IGN)
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { flag.store(true, ordering: .relaxed) }
-            source.resume()
-            sources.append(source)
-        }
+        _ = vwm_guard_install()
     }
 
-    /// For tests: pretend a signal arrived, or clear the flag.
-    public static func request() { flag.store(true, ordering: .relaxed) }
+    /// For tests and for code that must stop the job: as if SIGINT had arrived.
+    public static func request() { vwm_guard_request_interrupt(SIGINT) }
 
     /// Throws the "interrupted" error (exit 130) once a signal has arrived.
     public static func throwIfRequested() throws {
         if isRequested { throw InterruptedError() }
     }
 }
-

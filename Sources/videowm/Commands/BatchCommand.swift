@@ -74,7 +74,7 @@ struct BatchCommand: ToolCommand {
         _ = try marks.requireConfig(command: Self.name)
         guard csvPath != nil else { throw UsageError("--vars FILE.csv is required (one row per output)", command: Self.name) }
         guard outputTemplate != nil else { throw UsageError("--output TEMPLATE is required, e.g. --output 'out/{id}.mp4'", command: Self.name) }
-        try encode.validate(command: Self.name)
+        try encode.validate(command: Self.name, output: outputTemplate!)
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)
         }
@@ -104,8 +104,10 @@ struct BatchCommand: ToolCommand {
         let summary: BatchSummary
         do {
             summary = try runner.run(onRow: { result in
-                // A report that cannot be written must not fail the row that was made.
-                do { try report?.record(result) } catch { console.warning("\(error)") }
+                // The report is an output the user asked for: one that cannot be written stops
+                // the batch (74), rather than rows being made that it would not list. It is
+                // written first, so a row shown as done is in the report.
+                try report?.record(result)
                 display.rowFinished(result)
             }, onProgress: { display.update($0) })
         } catch {

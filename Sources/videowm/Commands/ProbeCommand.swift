@@ -30,9 +30,9 @@ struct ProbeCommand: ToolCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(description), as: UTF8.self))
+            try StandardStream.output.write(String(decoding: try encoder.encode(description), as: UTF8.self) + "\n")
         } else {
-            print(description.summary, terminator: "")
+            try StandardStream.output.write(description.summary)
         }
     }
 }

@@ -68,10 +68,10 @@ struct EncodeOptions {
         OptionGroup("Encode options", [
             .choice("--codec", placeholder: "NAME", among: EncodeSettings.VideoCodec.allCases,
                     help: "h264 (default), hevc, vp9 (default for .webm), av1") { $0.settings.codec = $1 },
-            .integer("--crf", range: 0...63, help: "constant quality 0…63 (lower is better; default per codec)") { $0.settings.crf = $1 },
-            .parsed("--preset", placeholder: "NAME", help: "encoder preset (x264/x265: ultrafast…veryslow)",
+            .integer("--crf", range: 0...63, help: "constant quality, lower is better: x264/x265 0…51, VP9/AV1 0…63 (default per codec)") { $0.settings.crf = $1 },
+            .parsed("--preset", placeholder: "NAME", help: "encoder preset: x264/x265 ultrafast…placebo; VP9 speed 0…8, AV1 0…13 (higher is faster)",
                     example: "veryfast", parse: presetName) { $0.settings.preset = $1 },
-            .parsed("--bitrate", placeholder: "RATE", help: "target bit rate instead of --crf, e.g. 2500k or 3M",
+            .parsed("--bitrate", placeholder: "RATE", help: "target bit rate instead of --crf, e.g. 2500k or 3M (at least 1k)",
                     example: "2500k", parse: Parse.bitRate) { $0.settings.bitRate = $1 },
             .integer("--threads", range: 0...64, help: "codec threads (0: automatic, the default)") { $0.settings.threads = $1 },
             .choice("--audio", among: EncodeSettings.AudioMode.allCases,
@@ -85,11 +85,14 @@ struct EncodeOptions {
         ])
     }
 
-    /// Checks what one option cannot: --crf and --bitrate together.
-    func validate(command: String) throws {
+    /// Checks what one option cannot: --crf and --bitrate together, and each value against
+    /// the encoder and the container `output` (a path or a batch template) picks, before any
+    /// file is opened.
+    func validate(command: String, output: String) throws {
         if settings.crf != nil && settings.bitRate != nil {
             throw UsageError("--crf and --bitrate exclude each other", command: command)
         }
+        try settings.validate(forOutput: output)
     }
 
     private static func presetName(_ text: String, option: String, command: String) throws -> String {

@@ -31,7 +31,7 @@ struct TranscodeCommand: ToolCommand {
 
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
-        try encode.validate(command: Self.name)
+        try encode.validate(command: Self.name, output: output)
     }
 
     func run(console: Console) throws {

@@ -13,6 +13,8 @@ final class ProgressLine {
     private var lastDraw = Date.distantPast
     /// A bar is on screen without its line ended.
     private var barShown = false
+    /// Stdout refused a line: no more are tried.
+    private var stdoutRefused = false
 
     init(mode: Mode, console: Console) {
         self.console = console
@@ -51,8 +53,15 @@ final class ProgressLine {
         emitLine("{" + fields.joined(separator: ",") + "}")
     }
 
+    /// Writes one line to stdout. Progress is commentary: should stdout be closed, full or a
+    /// pipe whose reader has gone (`| head -1`), the line is dropped, and so are the rest.
     func emitLine(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        guard !stdoutRefused else { return }
+        do {
+            try StandardStream.output.write(line + "\n")
+        } catch {
+            stdoutRefused = true
+        }
     }
 
     /// A number in JSON with three decimals.

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a run under hostile conditions ended: by an exit code, by a signal, or by our deadline.
+struct Outcome: CustomStringConvertible {
+    /// The exit code; nil when the process was killed by a signal or by the deadline.
+    var exitStatus: Int32?
+    /// The signal that ended the process, when one did.
+    var signal: Int32?
+    var timedOut: Bool
+    var seconds: Double
+    var stdout: String
+    var stderr: String
+
+    /// The non-empty lines of stderr.
+    var errorLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+
+    var description: String {
+        let end = timedOut ? "still running after the deadline (killed)"
+            : signal.map { "killed by signal \($0) (\(String(cString: strsignal($0))))" } ?? "exit \(exitStatus ?? -1)"
+        return "\(end) after \(String(format: "%.2f", seconds)) s; stderr: \(stderr.prefix(2000))"
+    }
+}
+
+/// A script started in its own process group, to signal or wait for.
+struct RunningScript {
+    let pid: pid_t
+    let started: Date
+    let stdoutPath: String
+    let stderrPath: String
+
+    /// Waits up to `timeout` seconds; past it, kills the whole process group.
+    func wait(timeout: Double) -> Outcome {
+        var status: Int32 = 0
+        var timedOut = false
+        let deadline = started.addingTimeInterval(timeout)
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid { break }
+            if done < 0 && errno != EINTR { break }
+            if Date() >= deadline {
+                timedOut = true
+                kill(-pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                break
+            }
+            usleep(5_000)
+        }
+        let seconds = Date().timeIntervalSince(started)
+        // Whatever the script left behind in its group (a FIFO writer, a pipe's reader) goes too.
+        kill(-pid, SIGKILL)
+        let terminatingSignal = status & 0x7F
+        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return Outcome(exitStatus: !timedOut && terminatingSignal == 0 ? (status >> 8) & 0xFF : nil,
+                       signal: !timedOut && terminatingSignal != 0 ? terminatingSignal : nil,
+                       timedOut: timedOut, seconds: seconds, stdout: read(stdoutPath), stderr: read(stderrPath))
+    }
+}
+
+extension Harness {
+    /// Starts `script` with bash in the test folder, in a process group of its own, with
+    /// `$VIDEOWM` naming the binary, every signal at its default action (as a shell would
+    /// start it; the test runner may ignore SIGPIPE) and no scheduler variables inherited.
+    /// Its stdout and stderr go to files (read when it ends) unless the script redirects them.
+    func start(_ script: String, environment extra: [String: String] = [:]) throws -> RunningScript {
+        let token = UUID().uuidString.prefix(8)
+        let stdoutPath = path(".run-\(token).out"), stderrPath = path(".run-\(token).err")
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+            !key.hasPrefix("SLURM_") && key != "JOB_COMPLETION_INDEX" && !key.hasPrefix("VIDEOWM_")
+        }
+        environment["VIDEOWM"] = Harness.videowmPath
+        environment.merge(extra) { _, new in new }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), empty = sigset_t()
+        sigfillset(&defaults)
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let arguments = ["/bin/bash", "-c", "cd \(Harness.quoted(directory.path)) || exit 126\n" + script]
+        let environmentLines = environment.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let started = Date()
+        let code = withCStrings(arguments) { argv in
+            withCStrings(environmentLines) { envp in posix_spawn(&pid, "/bin/bash", &actions, &attributes, argv, envp) }
+        }
+        guard code == 0 else { throw HarnessError.toolFailed("posix_spawn: \(String(cString: strerror(code)))") }
+        return RunningScript(pid: pid, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath)
+    }
+
+    /// Runs `script` (see `start`) to its end, or kills it after `timeout` seconds.
+    func shell(_ script: String, environment: [String: String] = [:], timeout: Double = 20) throws -> Outcome {
+        try start(script, environment: environment).wait(timeout: timeout)
+    }
+
+    /// Temporary outputs anywhere under the test folder.
+    func partialFiles() -> [String] {
+        let walker = FileManager.default.enumerator(atPath: directory.path)
+        var found: [String] = []
+        while let entry = walker?.nextObject() as? String {
+            if entry.contains("videowm-partial") { found.append(entry) }
+        }
+        return found
+    }
+
+    /// A word quoted for bash.
+    static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// `arguments` as a bash command line running the binary.
+    static func commandLine(_ arguments: [String]) -> String {
+        "\"$VIDEOWM\" " + arguments.map(quoted).joined(separator: " ")
+    }
+}
+
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
+}
+
+/// The issue's bar for a failure: it ended by itself with `status` within `seconds`, printed
+/// exactly one line (an error naming `naming`), and left no temporary file.
+func expectCleanFailure(_ outcome: Outcome, status: Int32, naming: String, within seconds: Double = 10, in h: Harness,
+                        sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(outcome.exitStatus == status, "\(outcome)", sourceLocation: sourceLocation)
+    #expect(outcome.seconds < seconds, "took \(outcome.seconds) s", sourceLocation: sourceLocation)
+    #expect(outcome.errorLines.count == 1, "expected one line on stderr: \(outcome.stderr.prefix(2000))", sourceLocation: sourceLocation)
+    if let line = outcome.errorLines.first {
+        #expect(line.hasPrefix("videowm: error: "), "\(line)", sourceLocation: sourceLocation)
+        #expect(line.contains(naming), "the line should name \(naming): \(line)", sourceLocation: sourceLocation)
+    }
+    #expect(h.partialFiles().isEmpty, "temporary files left: \(h.partialFiles())", sourceLocation: sourceLocation)
+}
+
+/// The process ended by itself (no signal, no deadline) with one of sysexits' codes.
+func expectEndedByExitCode(_ outcome: Outcome, within seconds: Double, context: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(!outcome.timedOut && outcome.signal == nil, "\(context): \(outcome)", sourceLocation: sourceLocation)
+    if let status = outcome.exitStatus {
+        #expect([0, 64, 65, 66, 71, 73, 74].contains(status), "\(context): \(outcome)", sourceLocation: sourceLocation)
+    }
+    #expect(outcome.seconds < seconds, "\(context): took \(outcome.seconds) s", sourceLocation: sourceLocation)
+}
