@@ -21,7 +21,7 @@ let package = Package(
         // Text shaping (HarfBuzz) and bidirectional reordering (FriBidi).
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
-        // JPEG files are written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
+        // JPEG files are read and written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
         // No unsafeFlags anywhere, so other packages can depend on VideoWM by version; bench/run asks for the
         // DWARF 4 debug info Debian 12's valgrind needs with `-Xcc -gdwarf-4` on its own command line.
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),

@@ -27,13 +27,9 @@
 static inline int vwm_averror(int e) { return AVERROR(e); }
 // AVERROR_EOF is built with FFERRTAG, a macro Swift cannot evaluate.
 static inline int vwm_averror_eof(void) { return AVERROR_EOF; }
-// AVERROR_INVALIDDATA, likewise FFERRTAG-based.
+// AVERROR_INVALIDDATA and AVERROR_EXIT, likewise FFERRTAG-based.
 static inline int vwm_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
-// AVERROR_DECODER_NOT_FOUND / ENCODER_NOT_FOUND, likewise.
-static inline int vwm_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int vwm_averror_exit(void) { return AVERROR_EXIT; }
 // AV_NOPTS_VALUE is a cast of UINT64_C, which Swift does not import.
 static inline int64_t vwm_nopts_value(void) { return AV_NOPTS_VALUE; }
-// AV_TIME_BASE_Q is a compound literal.
-static inline AVRational vwm_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
 #endif

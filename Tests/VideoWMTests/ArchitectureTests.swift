@@ -76,6 +76,77 @@ struct ArchitectureTests {
         }
     }
 
+    // MARK: Folders
+
+    /// The folders of VideoWM and those each may use (besides itself). Errors and Support
+    /// are the ground floor; Config stands beside Media and uses neither; Stills and
+    /// SmartRendering use Media; Pipeline uses Media and SmartRendering; the jobs that need
+    /// more (Marks binds a config to its images, Previews turns video frames into stills,
+    /// Batch runs many transcodes) sit above.
+    static let allowedDependencies: [String: Set<String>] = [
+        "Errors": [],
+        "Support": ["Errors"],
+        "Media": ["Errors", "Support"],
+        "Config": ["Errors", "Support"],
+        "Stills": ["Errors", "Support", "Media"],
+        "SmartRendering": ["Errors", "Support", "Media"],
+        "Pipeline": ["Errors", "Support", "Media", "SmartRendering"],
+        "Marks": ["Errors", "Support", "Config", "Stills"],
+        "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
+        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks"],
+    ]
+
+    /// Which folder declares each top-level type name (classes, structs, enums, protocols, type aliases).
+    static func declarations(in files: [(path: String, text: String)]) -> [String: String] {
+        let pattern = try! NSRegularExpression(pattern: #"^(?:public |private |fileprivate |internal |final |indirect )*(?:class|struct|enum|protocol|typealias) ([A-Za-z_][A-Za-z0-9_]*)"#,
+                                               options: .anchorsMatchLines)
+        var owner: [String: String] = [:]
+        for (path, text) in files {
+            let source = code(text)
+            for match in pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)) {
+                let name = String(source[Range(match.range(at: 1), in: source)!])
+                owner[name] = folder(of: path)
+            }
+        }
+        return owner
+    }
+
+    /// Folder → the other folders whose types its code names (a name after a `.` is a member,
+    /// not a type of ours; string literals are left out).
+    static func folderDependencies() throws -> [String: Set<String>] {
+        let files = try swiftFiles(under: "Sources/VideoWM")
+        let owner = declarations(in: files)
+        let word = try! NSRegularExpression(pattern: #"(?<![.A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*"#)
+        let strings = try! NSRegularExpression(pattern: #""(?:[^"\\]|\\.)*""#)
+        var edges: [String: Set<String>] = [:]
+        for (path, text) in files {
+            let from = folder(of: path)
+            let withStrings = code(text)
+            let source = strings.stringByReplacingMatches(in: withStrings, range: NSRange(withStrings.startIndex..., in: withStrings), withTemplate: "\"\"")
+            for match in word.matches(in: source, range: NSRange(source.startIndex..., in: source)) {
+                let name = String(source[Range(match.range, in: source)!])
+                if let to = owner[name], to != from { edges[from, default: []].insert(to) }
+            }
+        }
+        return edges
+    }
+
+    @Test func foldersDependOnlyDownwards() throws {
+        let edges = try Self.folderDependencies()
+        for (from, targets) in edges.sorted(by: { $0.key < $1.key }) {
+            let allowed = try #require(Self.allowedDependencies[from], "\(from) is a folder the architecture does not list")
+            #expect(targets.subtracting(allowed).isEmpty, "\(from) uses \(targets.subtracting(allowed).sorted())")
+        }
+        // With the allowed table acyclic, so are the folders; check the table too.
+        func reaches(_ start: String, _ target: String, seen: Set<String> = []) -> Bool {
+            for next in Self.allowedDependencies[start] ?? [] where !seen.contains(next) {
+                if next == target || reaches(next, target, seen: seen.union([next])) { return true }
+            }
+            return false
+        }
+        for folder in Self.allowedDependencies.keys { #expect(!reaches(folder, folder), "\(folder) depends on itself") }
+    }
+
     /// A file over 300 lines says why in its header comment.
     @Test func longFilesSayWhy() throws {
         for folder in ["Sources/VideoWM", "Sources/videowm"] {

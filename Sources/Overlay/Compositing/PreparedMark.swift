@@ -54,8 +54,8 @@ struct PlanarMark {
     /// it to pass over transparent columns without changing them.
     var luma: [UInt16]
     var lumaAlpha: [UInt8]
-    /// Chroma grid covering the sprite for the key's phase: origin at chroma sample
-    /// `chromaOriginOffset` relative to the sprite origin's chroma sample (always 0), size chromaWidth × chromaHeight.
+    /// Chroma grid covering the sprite for the key's phase: its origin is the chroma sample of
+    /// the sprite's origin; size chromaWidth × chromaHeight.
     var chromaU: [UInt16]
     var chromaV: [UInt16]
     var chromaAlpha: [UInt8]

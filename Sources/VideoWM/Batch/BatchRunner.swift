@@ -26,12 +26,15 @@ public struct BatchRunner {
     public var settings: EncodeSettings
     public var damagePolicy: DamagePolicy
     public var outputsPerDecode: Int
+    /// Outputs per decode when the caller does not say (the command line's `-j` default too):
+    /// more saves more decoding but runs more encoders at once, each holding its own frames.
+    public static let defaultOutputsPerDecode = 4
     /// Redo rows whose output exists (replacing it) instead of skipping them.
     public var force: Bool
     public var warn: WarningHandler
 
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
-                damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = 2, force: Bool = false, warn: @escaping WarningHandler) {
+                damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false, warn: @escaping WarningHandler) {
         precondition(outputsPerDecode >= 1, "a group needs room for one output")
         self.input = input
         self.config = config

@@ -53,33 +53,3 @@ public struct RequestError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String { subject.map { "\($0): \(problem)" } ?? problem }
 }
-
-/// The process ran out of something the system gives.
-public struct ResourceError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Resource: Sendable, Equatable { case memory, threads, fileDescriptors }
-
-    public var resource: Resource
-    /// What was being done ("allocating a frame").
-    public var operation: String
-
-    public init(_ resource: Resource, _ operation: String) {
-        self.resource = resource
-        self.operation = operation
-    }
-
-    public static func memory(_ operation: String) -> ResourceError { ResourceError(.memory, operation) }
-
-    public var description: String {
-        switch resource {
-        case .memory: "out of memory \(operation)"
-        case .threads: "cannot start a thread \(operation)"
-        case .fileDescriptors: "too many open files \(operation)"
-        }
-    }
-}
-
-/// The run was interrupted (SIGINT, SIGTERM, SIGHUP); temporary files are removed on the way out.
-public struct InterruptedError: Error, Equatable, Sendable, CustomStringConvertible {
-    public init() {}
-    public var description: String { "interrupted" }
-}

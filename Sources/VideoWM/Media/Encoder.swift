@@ -101,6 +101,13 @@ final class Encoder {
     }
 }
 
+/// What a send/receive call pair reports: a result, a request for more input, or the end.
+enum CodecStep {
+    case produced
+    case needsInput
+    case endOfStream
+}
+
 /// How a video encoder is set up: a value, so the decisions (pixel format, size, colour)
 /// are made and tested apart from FFmpeg's structs.
 struct VideoEncoderConfiguration: Equatable {

@@ -88,8 +88,7 @@ final class Frame {
     /// `AVFrame.data` in place: the eight plane pointers FFmpeg's calls take. The frame was
     /// allocated by FFmpeg and never moves, so the address is stable for the frame's life.
     var dataPointers: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?> {
-        (UnsafeMutableRawPointer(pointer) + MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)
-            .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+        (UnsafeMutableRawPointer(pointer) + Self.dataOffset).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
     }
 
     /// The same plane pointers, as calls that only read them take them.
@@ -99,8 +98,11 @@ final class Frame {
 
     /// `AVFrame.linesize` in place.
     var lineSizes: UnsafeMutablePointer<Int32> {
-        (UnsafeMutableRawPointer(pointer) + MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!).assumingMemoryBound(to: Int32.self)
+        (UnsafeMutableRawPointer(pointer) + Self.lineSizeOffset).assumingMemoryBound(to: Int32.self)
     }
+
+    private static let dataOffset = MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!
+    private static let lineSizeOffset = MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!
 
     // MARK: Timing and decoding
 

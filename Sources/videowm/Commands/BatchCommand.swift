@@ -8,7 +8,7 @@ struct BatchCommand: ToolCommand {
     var csvPath: String?
     var outputTemplate: String?
     /// One decode feeds this many encoders at once (`-j`).
-    static let defaultOutputsPerDecode = 4
+    static let defaultOutputsPerDecode = BatchRunner.defaultOutputsPerDecode
     var outputsPerDecode = defaultOutputsPerDecode
     var shard: String?
     var shardCount: Int?

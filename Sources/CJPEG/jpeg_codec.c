@@ -1,4 +1,4 @@
-#include "jpeg_writer.h"
+#include "jpeg_codec.h"
 
 #include <setjmp.h>
 #include <stdio.h>

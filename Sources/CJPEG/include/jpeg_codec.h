@@ -1,3 +1,5 @@
+// libjpeg-turbo behind a C interface: JPEG encoding (vwm_jpeg_encode_*) and decoding
+// (vwm_jpeg_read_info, vwm_jpeg_decode_ycbcr), for Swift, which cannot survive libjpeg's longjmp.
 #ifndef VWM_JPEG_WRITER_H
 #define VWM_JPEG_WRITER_H
 

@@ -42,10 +42,3 @@ extension OutputError {
         { OutputError(file: file, stage: stage, operation: operation, code: $0) }
     }
 }
-
-/// Keeps FFmpeg's own logging quiet: errors surface through our messages instead.
-enum FFmpegLogging {
-    static func configure(verbose: Bool) {
-        av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
-    }
-}

@@ -1,0 +1,20 @@
+import Animation
+import Foundation
+import Overlay
+
+/// `videowm thumbnail`: the frame of a video shown at a time, marked exactly as `transcode`
+/// marks it, written upright as a still.
+public enum ThumbnailMaker {
+    public static func make(video: String, output: String, at seconds: Double, compositor: Compositor, overwrite: Bool,
+                            quality: Int = 90) throws {
+        _ = try StillImageWriter.checkFormat(output)
+        let locator = try VideoFrameLocator(path: video)
+        let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [video])
+        let located = try locator.frame(at: PresentationTime(seconds: seconds))
+        if located.isLast, let duration = locator.durationSeconds, seconds > duration + 0.5 {
+            throw RequestError(subject: "--at \(seconds)", problem: "\(video) lasts only \(String(format: "%.3f", duration)) s")
+        }
+        let image = try MarkedStill.upright(located, rotation: locator.rotation, compositor: compositor, file: video)
+        try StillImageWriter.write(image, into: destination, settings: StillImageWriter.Settings(quality: quality))
+    }
+}
