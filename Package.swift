@@ -21,6 +21,8 @@ let package = Package(
         // Text shaping (HarfBuzz) and bidirectional reordering (FriBidi).
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
+        // libwebp's demux API decodes animated WebP logos (FFmpeg 5.1's decoder reads only still WebP).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // JPEG files are read and written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
         // No unsafeFlags anywhere, so other packages can depend on VideoWM by version; bench/run asks for the
         // DWARF 4 debug info Debian 12's valgrind needs with `-Xcc -gdwarf-4` on its own command line.
@@ -32,7 +34,7 @@ let package = Package(
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG", "CProcessGuard"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
 
         // Helpers shared by the test targets (a seeded generator for test data).
