@@ -35,6 +35,19 @@ struct ColorDescription: Equatable, Sendable {
         return YUVColorMatrix(coefficients: coefficients, isFullRange: isFullRange || format.isJPEGRange)
     }
 
+    /// The transfer and primaries the compositor maps marks into: PQ (SMPTE ST 2084) and HLG
+    /// (ARIB STD-B67) frames are HDR; anything else is SDR and marked exactly as before. An
+    /// HDR frame is taken as BT.2020 unless it says BT.709, as players do with untagged primaries.
+    var frameColorSpace: FrameColorSpace {
+        let transfer: FrameColorSpace.Transfer
+        switch self.transfer {
+        case AVCOL_TRC_SMPTE2084: transfer = .pq
+        case AVCOL_TRC_ARIB_STD_B67: transfer = .hlg
+        default: return .sdr
+        }
+        return FrameColorSpace(transfer: transfer, primaries: primaries == AVCOL_PRI_BT709 ? .bt709 : .bt2020)
+    }
+
     /// swscale's coefficient table for the matrix (the same guess by height when unknown).
     func scaleCoefficients(height: Int) -> ScaleCoefficients {
         switch matrix {

@@ -1,0 +1,97 @@
+import Foundation
+import Overlay
+
+/// Whether a still's pixels are PQ or HLG coded, from what the file says about its colour:
+/// a PNG's `cICP` chunk (coding-independent code points, ITU-T H.273), or its ICC profile —
+/// a `cicp` tag (ICC.1:2022) or, for the HDR profiles made before that tag, a description
+/// naming BT.2100 PQ or HLG. Anything else is SDR, and its marks are drawn as before.
+///
+/// FFmpeg 5.1's PNG decoder does not read `cICP` into the frame's colour description, so the
+/// chunk is read here from the file's first bytes.
+enum StillColorSpace {
+    /// H.273 code points: colour primaries 1 (BT.709) and 9 (BT.2020); transfer 16 (PQ) and 18 (HLG).
+    static func fromCodePoints(primaries: UInt8, transfer: UInt8) -> FrameColorSpace? {
+        let hdr: FrameColorSpace.Transfer
+        switch transfer {
+        case 16: hdr = .pq
+        case 18: hdr = .hlg
+        default: return nil
+        }
+        return FrameColorSpace(transfer: hdr, primaries: primaries == 1 ? .bt709 : .bt2020)
+    }
+
+    /// The colour space a still declares, or `.sdr`.
+    static func detect(iccProfile: [UInt8]?, fileStart: [UInt8]) -> FrameColorSpace {
+        pngCodePoints(fileStart) ?? iccProfile.flatMap(fromICCProfile) ?? .sdr
+    }
+
+    /// A PNG's `cICP` chunk, which precedes `IDAT`.
+    static func pngCodePoints(_ bytes: [UInt8]) -> FrameColorSpace? {
+        guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }
+        var i = 8
+        while i + 8 <= bytes.count {
+            let length = Int(bigEndian32(bytes, i))
+            let type = String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self)
+            if type == "IDAT" { return nil }
+            if type == "cICP", length >= 4, i + 12 <= bytes.count {
+                return fromCodePoints(primaries: bytes[i + 8], transfer: bytes[i + 9])
+            }
+            i += 12 + length
+        }
+        return nil
+    }
+
+    /// An ICC profile's `cicp` tag, else a description naming BT.2100 PQ or HLG.
+    static func fromICCProfile(_ profile: [UInt8]) -> FrameColorSpace? {
+        guard profile.count >= 132 else { return nil }
+        let count = Int(bigEndian32(profile, 128))
+        var profileName: String?
+        for entry in 0..<min(count, 256) {
+            let at = 132 + entry * 12
+            guard at + 12 <= profile.count else { break }
+            let signature = String(decoding: profile[at..<(at + 4)], as: UTF8.self)
+            let offset = Int(bigEndian32(profile, at + 4)), size = Int(bigEndian32(profile, at + 8))
+            guard offset >= 0, size >= 0, offset + size <= profile.count, size >= 12 else { continue }
+            let tag = Array(profile[offset..<(offset + size)])
+            if signature == "cicp", tag.starts(with: Array("cicp".utf8)) {
+                return fromCodePoints(primaries: tag[8], transfer: tag[9])
+            }
+            if signature == "desc" { profileName = text(ofDescription: tag) }
+        }
+        guard let profileName else { return nil }
+        let words = profileName.uppercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        guard words.contains(where: { $0.contains("2100") || $0.contains("2020") }) else { return nil }
+        if words.contains("PQ") { return .pqBT2020 }
+        if words.contains("HLG") { return .hlgBT2020 }
+        return nil
+    }
+
+    /// The text of a `desc` tag: ICC v2's `textDescriptionType` (ASCII) or v4's
+    /// `multiLocalizedUnicodeType` (its first record, UTF-16BE).
+    private static func text(ofDescription tag: [UInt8]) -> String? {
+        if tag.starts(with: Array("desc".utf8)) {
+            let length = Int(bigEndian32(tag, 8))
+            guard length > 0, 12 + length <= tag.count else { return nil }
+            return String(decoding: tag[12..<(12 + length)].prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if tag.starts(with: Array("mluc".utf8)), tag.count >= 28, bigEndian32(tag, 8) > 0 {
+            let length = Int(bigEndian32(tag, 20)), offset = Int(bigEndian32(tag, 24))
+            guard length >= 2, offset + length <= tag.count else { return nil }
+            let units = stride(from: offset, to: offset + length - 1, by: 2).map { UInt16(tag[$0]) << 8 | UInt16(tag[$0 + 1]) }
+            return String(decoding: units, as: UTF16.self)
+        }
+        return nil
+    }
+
+    private static func bigEndian32(_ bytes: [UInt8], _ i: Int) -> UInt32 {
+        guard i + 4 <= bytes.count else { return 0 }
+        return UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+    }
+
+    /// The first bytes of a local file (for its `cICP` chunk); empty for a URL or an unreadable file.
+    static func fileStart(_ path: String) -> [UInt8] {
+        guard !RemoteImage.isURL(path), let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: ImageHeader.prefixBytes)).map { Array($0) } ?? []
+    }
+}
