@@ -121,10 +121,47 @@ struct ConfigTests {
           { "imageUrl": "https://example.com/logo.png", "width": 48, "height": 36, "x": 92, "y": 88, "opacity": 1.0 }
         ] }
         """)
-        #expect(abs(config.layers[0].sizeFraction - 16 * 0.72 / 360) < 1e-9)
-        #expect(abs(config.layers[1].sizeFraction - 48.0 / 360) < 1e-9)
+        #expect(config.isTPStreams && config.stacking == .earlierOnTop)
+        // The SDK's layout: textSize is the font size and width × height a box, in points on a
+        // 360-point short side, 16 points from the edges.
+        #expect(config.layers.allSatisfy { $0.convention == .tpStreams && abs($0.insetFraction - 16.0 / 360) < 1e-12 })
+        #expect(abs(config.layers[0].sizeFraction - 16.0 / 360) < 1e-12)
+        #expect(config.layers[1].imageBox == LayerSpec.ImageBox(widthFraction: 48.0 / 360, heightFraction: 36.0 / 360))
         guard case .image(let url) = config.layers[1].content else { Issue.record("not an image"); return }
         #expect(url == "https://example.com/logo.png")
+    }
+
+    /// The SDK's defaults (textSize 14, a 48×48 box) and clamps: width and height below 0
+    /// become 0 with a warning, as x, y and opacity are clamped; one TPStreams field makes the
+    /// whole config one, and videowm's own sizing fields are refused there.
+    @Test func tpStreamsDefaultsAndClamps() throws {
+        let log = WarningLog()
+        let config = try parse("""
+        { "watermarks": [
+          { "text": "a@example.com", "x": 120, "opacity": 1.5 },
+          { "imageUrl": "logo.png", "width": -10 }
+        ] }
+        """, warnings: log)
+        let warnings = log.messages
+        #expect(config.isTPStreams)
+        #expect(abs(config.layers[0].sizeFraction - 14.0 / 360) < 1e-12)
+        #expect(config.layers[0].xPercent == 100 && config.layers[0].opacity == 1)
+        #expect(config.layers[1].imageBox == LayerSpec.ImageBox(widthFraction: 0, heightFraction: 48.0 / 360))
+        #expect(warnings.count == 3 && warnings.contains { $0.contains("watermarks[1].width") }, "\(warnings)")
+        let mixed = configError(#"{ "watermarks": [ { "text": "a", "size": 0.05 }, { "imageUrl": "logo.png" } ] }"#)
+        #expect(mixed?.path == "watermarks[0].size" && mixed?.problem.contains("TPStreams") == true, "\(String(describing: mixed))")
+        // Without a TPStreams field, a config is videowm's own.
+        let own = try parse(#"{ "watermarks": [ { "text": "a", "x": 10 } ] }"#)
+        #expect(!own.isTPStreams && own.layers[0].convention == .standard && own.stacking == .laterOnTop)
+    }
+
+    @Test func hdrWhiteAnimateAndTheDenseTileAreRead() throws {
+        let config = try parse(#"{ "watermarks": [ { "text": "a", "hdrWhite": 300, "tile": {} }, { "image": "l.gif", "animate": false } ] }"#)
+        #expect(config.layers[0].hdrWhiteNits == 300 && config.layers[1].hdrWhiteNits == 203)
+        #expect(config.layers[0].tile?.spacingFraction == nil && config.layers[0].tile?.isDense == true)
+        #expect(!config.layers[1].animate)
+        #expect(configError(#"{ "watermarks": [ { "image": "l.gif", "animate": 1 } ] }"#)?.path == "watermarks[0].animate")
+        #expect(configError(#"{ "watermarks": [ { "text": "a", "hdrWhite": 0 } ] }"#)?.path == "watermarks[0].hdrWhite")
     }
 
     @Test func unlessLeavesTheLayerOutForMatchingValues() throws {

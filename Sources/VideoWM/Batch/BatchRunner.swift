@@ -113,7 +113,7 @@ public struct BatchRunner {
     private func loadImages(usedBy rows: [BatchRow], into images: ImageCache) throws {
         for layer in config.layers {
             guard case .image(let source) = layer.content, rows.contains(where: { !layer.isExcluded(by: $0.variables) }) else { continue }
-            _ = try images.image(at: source)
+            _ = try images.logo(at: source)
         }
     }
 

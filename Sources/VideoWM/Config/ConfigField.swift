@@ -31,8 +31,6 @@ struct FieldContext {
     /// The config file's folder, against which relative paths are resolved.
     let baseDirectory: String
     let warn: WarningHandler
-    /// The other fields of the object being read, by key (TPStreams' `width` needs `height`).
-    let siblings: [String: JSONField]
 }
 
 /// One key of a JSON object in the config: which layers may have it, how its value is read,
@@ -94,7 +92,7 @@ func readObject<Target>(_ json: JSONField, fields: [ConfigField<Target>], into t
         throw value.fail("applies to \(other) layers only" + (field.misuseHint.map { " (\($0))" } ?? ""))
     }
     for field in fields { field.setDefault(&target, kind) }
-    let context = FieldContext(kind: kind, baseDirectory: baseDirectory, warn: warn, siblings: present)
+    let context = FieldContext(kind: kind, baseDirectory: baseDirectory, warn: warn)
     for field in fields {
         if let value = present[field.key] { try field.read(value, &target, context) }
     }
@@ -113,20 +111,20 @@ extension ConfigField {
                     read: { json, t, _ in t[keyPath: target] = try json.number(in: range) })
     }
 
-    /// A number in `range` stored where nil has a meaning of its own; the field's default is a number.
-    static func number(_ key: String, _ target: WritableKeyPath<Target, Double?>, in range: ClosedRange<Double>,
-                       default value: PerKind<Double>, kinds: Set<LayerKind> = Set(LayerKind.allCases),
-                       unit: String = "", _ summary: String) -> Self {
-        ConfigField(key, kinds: kinds, summary: summary, values: describe(range) + unit + "; " + describeDefault(value, kinds: kinds, format),
-                    setDefault: { $0[keyPath: target] = value[$1] },
+    /// A number in `range` stored where nil, the default, has a meaning of its own (`described`).
+    static func optionalNumber(_ key: String, _ target: WritableKeyPath<Target, Double?>, in range: ClosedRange<Double>,
+                               default described: String, kinds: Set<LayerKind> = Set(LayerKind.allCases), _ summary: String) -> Self {
+        ConfigField(key, kinds: kinds, summary: summary, values: describe(range) + "; default " + described,
+                    setDefault: { t, _ in t[keyPath: target] = nil },
                     read: { json, t, _ in t[keyPath: target] = try json.number(in: range) })
     }
 
     /// A number in `range`; a value outside is clamped to it, with a warning.
     static func clampedNumber(_ key: String, _ target: WritableKeyPath<Target, Double>, in range: ClosedRange<Double>,
-                              default value: PerKind<Double>, unit: String = "", _ summary: String) -> Self {
-        ConfigField(key, summary: summary,
-                    values: describe(range) + unit + ", values outside clamped with a warning; " + describeDefault(value, kinds: Set(LayerKind.allCases), format),
+                              default value: PerKind<Double>, kinds: Set<LayerKind> = Set(LayerKind.allCases),
+                              unit: String = "", _ summary: String) -> Self {
+        ConfigField(key, kinds: kinds, summary: summary,
+                    values: describe(range) + unit + ", values outside clamped with a warning; " + describeDefault(value, kinds: kinds, format),
                     setDefault: { $0[keyPath: target] = value[$1] },
                     read: { json, t, context in
                         let d = try json.number()

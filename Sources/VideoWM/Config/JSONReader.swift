@@ -59,6 +59,11 @@ struct JSONField {
         return d
     }
 
+    func bool() throws -> Bool {
+        guard case .bool(let b) = value else { throw fail("expected true or false") }
+        return b
+    }
+
     func string() throws -> String {
         guard case .string(let s) = value else { throw fail("expected a string") }
         return s

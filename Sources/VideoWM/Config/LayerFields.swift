@@ -14,8 +14,13 @@ import Overlay
 enum LayerFields {
     /// TPStreams sizes are points on a player whose short side is this many points.
     static let referenceShortSidePoints = 360.0
-    /// A sans-serif's capitals are about this fraction of its point size (DejaVu Sans: 0.729).
-    static let capHeightPerPoint = 0.72
+    /// The TPStreams SDK keeps marks this many points from the player's edges
+    /// (`WatermarkOverlayView.inset`).
+    static let tpStreamsInsetPoints = 16.0
+    /// The fields whose presence makes a config a TPStreams player config.
+    static let tpStreamsFields: Set<String> = ["textSize", "imageUrl", "width", "height"]
+    /// The fields of videowm's own layout that a TPStreams config, laid out as the SDK, cannot use.
+    static let standardLayoutFields = ["size", "inset", "maxWidth"]
     /// Fields of animations and visibility measured in milliseconds go up to a day.
     static let dayInMilliseconds = 0.0...86_400_000
 
@@ -25,18 +30,19 @@ enum LayerFields {
                     values: "a string", read: { json, layer, _ in layer.content = .text(try textTemplate(json)) }),
         ConfigField("imageUrl", kinds: [.image], summary: "TPStreams' name for \"image\"", values: "a string",
                     read: { json, layer, context in layer.content = .image(try imageSource(json, baseDirectory: context.baseDirectory)) }),
-        ConfigField("image", kinds: [.image], summary: "a logo: a path (relative to the config) or an http(s) URL; PNG, JPEG or WebP",
+        ConfigField("image", kinds: [.image], summary: "a logo: a path (relative to the config) or an http(s) URL; PNG, JPEG, WebP or GIF; animated GIF, APNG and WebP play",
                     values: "a string", read: { json, layer, context in layer.content = .image(try imageSource(json, baseDirectory: context.baseDirectory)) }),
+        ConfigField("animate", kinds: [.image], summary: "whether an animated logo plays, looped by presentation time (false: its first frame)",
+                    values: "true or false; default true", setDefault: { layer, _ in layer.animate = true },
+                    read: { json, layer, _ in layer.animate = try json.bool() }),
 
-        // Size: our fraction of the short side, or TPStreams points (which `size` overrides).
-        ConfigField("textSize", kinds: [.text], summary: "TPStreams: the text size in points, on a player 360 points high",
-                    values: "1…1000", read: { json, layer, _ in
-                        layer.sizeFraction = try json.number(in: 1...1000) * capHeightPerPoint / referenceShortSidePoints
-                    }),
-        ConfigField("width", kinds: [.image], summary: "TPStreams: the image's width in points (the larger of width and height sets its size)",
-                    values: "1…10000", misuseHint: "text uses \"size\"", read: { _, layer, context in layer.sizeFraction = try pointsBox(context) }),
-        ConfigField("height", kinds: [.image], summary: "TPStreams: the image's height in points", values: "1…10000",
-                    misuseHint: "text uses \"size\"", read: { _, layer, context in layer.sizeFraction = try pointsBox(context) }),
+        // Size: our fraction of the short side, or TPStreams points (a TPStreams config is laid out as the SDK: see applyTPStreamsLayout).
+        .number("textSize", \.textSizePoints, in: 1...1000, default: PerKind(14), kinds: [.text], unit: " points",
+                "TPStreams: the font size (em), on a player 360 points high"),
+        .clampedNumber("width", \.boxWidthPoints, in: 0...10000, default: PerKind(48), kinds: [.image], unit: " points",
+                       "TPStreams: the width of the box the image is fitted into (aspect kept, centred)"),
+        .clampedNumber("height", \.boxHeightPoints, in: 0...10000, default: PerKind(48), kinds: [.image], unit: " points",
+                       "TPStreams: the height of that box"),
         .number("size", \.sizeFraction, in: 0.001...1, default: PerKind(text: 0.04, image: 0.16),
                 "text: cap height; image: its longer side; a fraction of the frame's short side"),
 
@@ -77,8 +83,9 @@ enum LayerFields {
         ], "a plate behind the text"),
         .object("tile", \.tile, initial: TilePattern(angleDegrees: 0, spacingFraction: 0), fields: [
             .number("angle", \.angleDegrees, in: -360...360, default: PerKind(-30), unit: " degrees", "the rows' angle"),
-            .number("spacing", \.spacingFraction, in: 0...1, default: PerKind(0.12),
-                    "the gap between marks, drawn as given (a warning gives any clean square wider than 0.1)"),
+            .optionalNumber("spacing", \.spacingFraction, in: 0...1,
+                            default: "dense (no square a tenth of the short side wide left clean)",
+                            "the gap between marks, drawn as given; a warning gives any clean square wider than 0.1"),
         ], "the mark repeated over the whole frame, rows offset like bricks"),
 
         .object("animation", \.animation, initial: LayerTemplate.AnimationSpec(kind: .pingPong, durationMilliseconds: 0, seed: nil, easeMilliseconds: 0),
@@ -100,6 +107,8 @@ enum LayerFields {
         .optionalMilliseconds("interval", \.visibility.intervalMilliseconds, in: 1...86_400_000, "shown for this long, then hidden for skip, repeating"),
         .milliseconds("skip", \.visibility.skipMilliseconds, in: dayInMilliseconds, default: 0, "hidden between intervals"),
         .milliseconds("fade", \.visibility.fadeMilliseconds, in: dayInMilliseconds, default: 0, "fade in and out at every appearance"),
+        .number("hdrWhite", \.hdrWhiteNits, in: 1...10000, default: PerKind(GraphicsWhiteMapping.defaultWhiteNits), unit: " cd/m²",
+                "on PQ and HLG video and stills, the luminance the marks' white is placed at (BT.2408's graphics white)"),
         ConfigField("unless", summary: "leave the layer out when a variable has one of these values", values: "{\"plan\": [\"premium\", \"pro\"]}",
                     setDefault: { layer, _ in layer.unless = [:] }, read: { json, layer, _ in layer.unless = try unless(json) }),
     ] }
@@ -149,11 +158,25 @@ enum LayerFields {
         return (baseDirectory as NSString).appendingPathComponent(source)
     }
 
-    /// The size of a TPStreams image from its `width` and `height` points: the larger, against the reference short side.
-    private static func pointsBox(_ context: FieldContext) throws -> Double {
-        let width = try context.siblings["width"]?.number(in: 1...10000) ?? 0
-        let height = try context.siblings["height"]?.number(in: 1...10000) ?? 0
-        return min(1, max(width, height) / referenceShortSidePoints)
+    /// Lays a layer of a TPStreams config out as the SDK does (testpress iOSPlayerSDK,
+    /// `WatermarkOverlayView`): a 16-point inset, text sized by `textSize` (default 14) as a
+    /// font size and placed by its line box, an image fitted into its `width`×`height` box
+    /// (default 48×48), all in points on the 360-point reference short side. videowm's own
+    /// sizing fields would contradict that layout, so they are refused rather than mixed in.
+    static func applyTPStreamsLayout(_ layer: inout LayerTemplate, present: [String: JSONField]) throws {
+        for key in standardLayoutFields {
+            guard let field = present[key] else { continue }
+            throw field.fail("does not apply to a TPStreams config, which is laid out as the player SDK lays it out (text: \"textSize\" in points; images: \"width\" and \"height\")")
+        }
+        layer.convention = .tpStreams
+        layer.insetFraction = tpStreamsInsetPoints / referenceShortSidePoints
+        switch layer.kind {
+        case .text:
+            layer.sizeFraction = layer.textSizePoints / referenceShortSidePoints
+        case .image:
+            layer.imageBox = LayerSpec.ImageBox(widthFraction: layer.boxWidthPoints / referenceShortSidePoints,
+                                                heightFraction: layer.boxHeightPoints / referenceShortSidePoints)
+        }
     }
 
     /// A file when the name looks like a path or a font file, else a fontconfig pattern.

@@ -41,16 +41,33 @@ public struct LayerTemplate: Sendable {
     public var visibility = Visibility.always
     /// Variable name → values for which the layer is left out (`"unless": {"plan": ["premium"]}`).
     public var unless: [String: Set<String>] = [:]
+    /// On PQ and HLG frames, the luminance (cd/m²) the marks' white is placed at.
+    public var hdrWhiteNits: Double = 0
+    /// Whether an animated logo plays (false: its first frame only).
+    public var animate = true
+    /// TPStreams' sizes in points on the 360-point reference short side: a text's `textSize`
+    /// (its em) and an image's `width`×`height` box. Used when the config is a TPStreams config.
+    public var textSizePoints: Double = 0
+    public var boxWidthPoints: Double = 0
+    public var boxHeightPoints: Double = 0
+    /// Whose rules lay the layer out: videowm's, or the TPStreams SDK's in a TPStreams config.
+    public var convention = LayerSpec.LayoutConvention.standard
+    /// An image fitted into a box (TPStreams' width and height) rather than sized by its longer side.
+    public var imageBox: LayerSpec.ImageBox?
 
     /// Reads the layer at `json` (the config's `watermarks[index]`). The values above are
     /// placeholders until `LayerFields` sets each field's default and reads what is given.
-    init(_ json: JSONField, index: Int, baseDirectory: String, warn: @escaping WarningHandler) throws {
+    ///
+    /// In a TPStreams config (`isTPStreams`, see `WatermarkConfig`) the layer is then laid out
+    /// as that player's SDK lays it out (`LayerFields.applyTPStreamsLayout`).
+    init(_ json: JSONField, index: Int, baseDirectory: String, isTPStreams: Bool = false, warn: @escaping WarningHandler) throws {
         self.index = index
         path = json.path
         let kind = try LayerFields.kind(of: json)
         content = .image("")  // the content field sets it
         let present = try readObject(json, fields: LayerFields.all, into: &self, kind: kind, baseDirectory: baseDirectory, warn: warn)
         try LayerFields.checkRules(self, present: present)
+        if isTPStreams { try LayerFields.applyTPStreamsLayout(&self, present: present) }
     }
 
     public var kind: LayerKind {

@@ -10,6 +10,12 @@ import Overlay
 public struct WatermarkConfig: Sendable {
     public let file: String
     public let layers: [LayerTemplate]
+    /// A TPStreams player config (one of its layers uses `textSize`, `imageUrl`, `width` or
+    /// `height`): laid out as that SDK lays it out, with earlier entries drawn on top.
+    public let isTPStreams: Bool
+
+    /// Which layer covers which where they overlap.
+    public var stacking: Compositor.Stacking { isTPStreams ? .earlierOnTop : .laterOnTop }
 
     /// Every placeholder name any layer uses.
     public var variableNames: Set<String> {
@@ -39,10 +45,15 @@ public struct WatermarkConfig: Sendable {
         }
         let top = try JSONField(value: root, path: "", file: file).object(allowedKeys: ["watermarks"])
         guard let list = top["watermarks"] else { throw ConfigError(file: file, path: "watermarks", problem: "missing (the config needs a \"watermarks\" array)") }
-        let layers = try list.array().enumerated().map { index, field in
-            try LayerTemplate(field, index: index, baseDirectory: baseDirectory, warn: warn)
+        let entries = try list.array()
+        let isTPStreams = entries.contains { entry in
+            guard case .object(let fields) = entry.value else { return false }
+            return !LayerFields.tpStreamsFields.isDisjoint(with: fields.keys)
         }
-        return WatermarkConfig(file: file, layers: layers)
+        let layers = try entries.enumerated().map { index, field in
+            try LayerTemplate(field, index: index, baseDirectory: baseDirectory, isTPStreams: isTPStreams, warn: warn)
+        }
+        return WatermarkConfig(file: file, layers: layers, isTPStreams: isTPStreams)
     }
 
     private static func describe(decodingError error: Error) -> String {
@@ -83,6 +94,9 @@ extension WatermarkConfig {
             }
         }
         lines.append("Lengths are fractions of the frame's short side, so one config looks alike on every size.")
+        lines.append("A config using textSize, imageUrl, width or height is a TPStreams player config, laid out as")
+        lines.append("that SDK lays it out: points on a 360-point short side, a 16-point inset, text by its line box,")
+        lines.append("earlier layers on top; size, inset and maxWidth do not apply there.")
         return lines.joined(separator: "\n") + "\n\n"
     }
 }

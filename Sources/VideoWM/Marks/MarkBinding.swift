@@ -32,7 +32,14 @@ extension WatermarkConfig {
                 seedText = text
             case .image(let source):
                 do {
-                    content = .image(try images.image(at: source), name: source)
+                    switch try images.logo(at: source) {
+                    case .animated(let animation) where layer.animate:
+                        content = .animatedImage(animation, name: source)
+                    case .animated(let animation):
+                        content = .image(animation.frames[0], name: source)
+                    case .still(let image):
+                        content = .image(image, name: source)
+                    }
                 } catch where error is InputError || error is MediaError {
                     // Say which layer wanted the image; an interrupt or a full disk passes as it is.
                     throw LayerError(layerIndex: layer.index, origin: LayerSpec.Origin(file: file, path: layer.path), field: "image", cause: .image(error))
@@ -44,7 +51,8 @@ extension WatermarkConfig {
                 opacity: layer.opacity, insetFraction: layer.insetFraction, maxWidthFraction: layer.maxWidthFraction,
                 outline: layer.outline, shadow: layer.shadow, box: layer.box, tile: layer.tile,
                 timeline: layer.timeline(renderedText: seedText),
-                origin: LayerSpec.Origin(file: file, path: layer.path)))
+                origin: LayerSpec.Origin(file: file, path: layer.path),
+                hdrWhiteNits: layer.hdrWhiteNits, convention: layer.convention, imageBox: layer.imageBox))
         }
         return specs
     }
@@ -60,7 +68,7 @@ extension Compositor {
                               warn: @escaping WarningHandler) throws -> Compositor {
         let layers = try config.layerSpecs(variables: variables, images: images)
         let fonts = try TextEngineError.fontLibrary()
-        let compositor = Compositor(layers: layers, fonts: fonts, warn: warn)
+        let compositor = Compositor(layers: layers, fonts: fonts, stacking: config.stacking, warn: warn)
         try LayerError.rethrowing { try compositor.validate(displayWidth: 1920, displayHeight: 1080) }
         return compositor
     }

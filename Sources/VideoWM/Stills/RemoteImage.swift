@@ -20,6 +20,11 @@ enum RemoteImage {
 
     /// Downloads `url` and decodes it through `StillImageReader`, whose messages then name the URL.
     static func read(url: String) throws -> StillImageReader.Decoded {
+        try withDownloadedFile(url) { try StillImageReader.read(path: $0, name: url) }
+    }
+
+    /// Downloads `url` into a temporary file, runs `body` on its path, and removes the file.
+    static func withDownloadedFile<R>(_ url: String, _ body: (String) throws -> R) throws -> R {
         let bytes = try download(url)
         guard !bytes.isEmpty else { throw MediaError(file: url, detail: "the server sent an empty body, not an image") }
         let temporary = FileManager.default.temporaryDirectory
@@ -28,7 +33,7 @@ enum RemoteImage {
             throw OutputError(file: url, stage: .writing, detail: "cannot keep the downloaded image in \(FileManager.default.temporaryDirectory.path)")
         }
         defer { try? FileManager.default.removeItem(atPath: temporary) }
-        return try StillImageReader.read(path: temporary, name: url)
+        return try body(temporary)
     }
 
     static func download(_ url: String) throws -> [UInt8] {

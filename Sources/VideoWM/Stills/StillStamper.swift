@@ -10,6 +10,7 @@ import Overlay
 /// set per size, which for a tiled layer is as large as the picture).
 public final class StillStamper {
     private let layers: [LayerSpec]
+    private let stacking: Compositor.Stacking
     private let time: PresentationTime
     private let quality: Int
     private let overwrite: Bool
@@ -25,6 +26,7 @@ public final class StillStamper {
     public init(compositor: Compositor, at time: PresentationTime, quality: Int = 90, overwrite: Bool,
                 warn: @escaping WarningHandler) {
         layers = compositor.layers
+        stacking = compositor.stacking
         self.time = time
         self.quality = quality
         self.overwrite = overwrite
@@ -52,7 +54,8 @@ public final class StillStamper {
         var image: StraightRGBAImage
         (image, iccProfile) = try Self.readUpright(input, decoded: decoded)
         let compositor = try compositor(width: image.width, height: image.height)
-        try LayerError.rethrowing { try image.withCanvas { canvas in try compositor.composite(onto: canvas, at: time) } }
+        let colorSpace = Self.colorSpace(of: input, decoded: decoded, iccProfile: iccProfile)
+        try LayerError.rethrowing { try image.withCanvas(colorSpace: colorSpace) { canvas in try compositor.composite(onto: canvas, at: time) } }
         try StillImageWriter.write(image, to: output, overwrite: overwrite, inputs: [input],
                                    settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile))
     }
@@ -72,10 +75,18 @@ public final class StillStamper {
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [input])
         let compositor = try compositor(width: frame.width, height: frame.height)
         try frame.makeWritable(file: input)
-        let canvas = frame.planarCanvas(width: frame.width, height: frame.height)
+        let canvas = frame.planarCanvas(width: frame.width, height: frame.height,
+                                        colorSpace: Self.colorSpace(of: input, decoded: decoded, iccProfile: decoded.iccProfile))
         try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time) }
         let bytes = try JPEGWriter.encode(ycbcr: frame, quality: quality, iccProfile: decoded.iccProfile, path: output)
         try StillImageWriter.write(bytes: bytes, into: destination)
+    }
+
+    /// Whether the picture is PQ or HLG coded, as its decoder, `cICP` chunk or ICC profile says
+    /// (see `StillColorSpace`): its marks are then placed at graphics white.
+    private static func colorSpace(of input: String, decoded: StillImageReader.DecodedFrame?, iccProfile: [UInt8]?) -> FrameColorSpace {
+        if let declared = decoded?.frame.color.frameColorSpace, declared.isHDR { return declared }
+        return StillColorSpace.detect(iccProfile: iccProfile, fileStart: StillColorSpace.fileStart(input))
     }
 
     /// The decoded picture turned upright; the stored-orientation pixels are released on return.
@@ -114,7 +125,7 @@ public final class StillStamper {
         current = nil  // release the previous size's prepared marks first
         heldWarnings = heldWarnings.map { _ in [] }  // and what preparing them had to say
         let fonts = try TextEngineError.fontLibrary()
-        let compositor = Compositor(layers: layers, fonts: fonts, warn: { [unowned self] message in
+        let compositor = Compositor(layers: layers, fonts: fonts, stacking: stacking, warn: { [unowned self] message in
             // The same warning (an upscaled logo, a substituted font) is said once per run, not once per size.
             warnOnce(message)
         })
