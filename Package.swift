@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        // HEIC/HEIF stills (iPhone photos) are decoded by libheif.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
         // Text shaping (HarfBuzz) and bidirectional reordering (FriBidi).
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
@@ -34,14 +36,14 @@ let package = Package(
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
 
-        // Helpers shared by the test targets (a seeded generator for test data).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
+        .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),
         .testTarget(name: "AnimationTests", dependencies: ["Animation", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
-        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM"]),
+        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         // The command line's option declarations against its help pages and the README.
