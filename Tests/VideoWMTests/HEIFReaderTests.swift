@@ -70,3 +70,38 @@ struct HEIFReaderTests {
         #expect(!HEIFReader.looksLikeHEIF(Array("\u{89}PNG\r\n\u{1A}\n0000000000".utf8)))
     }
 }
+
+@Suite("AVIF output")
+struct AVIFWriterTests {
+    @Test("libheif writes an AVIF that ffprobe reads as AV1, with its ICC profile; our reader gets the picture back")
+    func roundTrip() throws {
+        let image = StraightRGBAImage(width: 64, height: 48, pixels: HEIFReaderTests.stored.chunks4())
+        let bytes = try AVIFWriter.encode(image, quality: 90, iccProfile: HEIFReaderTests.profile, exif: nil, xmp: nil, path: "t.avif")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("videowm-avif-\(UUID().uuidString).avif").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(HEIFReader.looksLikeHEIF(Array(bytes.prefix(64))))
+        let decoded = try HEIFReader.read(path: path)
+        #expect(decoded.image.width == 64 && decoded.image.height == 48 && decoded.iccProfile == HEIFReaderTests.profile)
+        let i = (4 * 64 + 4) * 4
+        #expect(decoded.image.pixels[i] > 200 && decoded.image.pixels[i + 1] < 60)
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        probe.arguments = ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path]
+        let out = Pipe()
+        probe.standardOutput = out
+        try probe.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        #expect(text.contains("av1"), "\(text)")
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// RGB triples to opaque RGBA.
+    func chunks4() -> [UInt8] {
+        var rgba: [UInt8] = []
+        for start in stride(from: 0, to: count, by: 3) { rgba += [self[start], self[start + 1], self[start + 2], 255] }
+        return rgba
+    }
+}
