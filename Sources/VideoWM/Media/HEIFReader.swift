@@ -1,7 +1,7 @@
 import CHeif
 import Overlay
 
-/// HEIC/HEIF stills (iPhone photos) decoded through libheif: the primary image, with its
+/// HEIC/HEIF stills (iPhone photos) decoded through libheif (in Media: the C structs stay here): the primary image, with its
 /// transformations applied, as straight RGBA, plus its ICC profile and metadata blocks.
 ///
 /// libheif 1.15 applies `irot`/`imir`/`clap` when decoding (its `ignore_transformations`
