@@ -152,4 +152,16 @@ struct EncoderControlsTests {
         let vp9 = EncoderControls(gop: KeyframeInterval("2s"), profile: "2", tune: "screen").changes(for: .vp9)
         #expect(vp9.forcesKeyframes && vp9.profileNumber == 2 && vp9.privateOptions == ["tune-content": "screen"])
     }
+
+    @Test("the controls' parameters join the encoder's own parameter string; their options win")
+    func mergedIntoEncoderOptions() {
+        let settings = EncodeSettings(controls: EncoderControls(gop: KeyframeInterval("2s"), level: "5.1", tune: "grain"))
+        let x265 = settings.encoderOptions(for: .hevc, changes: settings.controls.changes(for: .hevc))
+        #expect(x265["x265-params"] == "log-level=error:keyint=-1:scenecut=0:open-gop=0:level-idc=5.1")
+        #expect(x265["forced-idr"] == "1" && x265["tune"] == "grain" && x265["crf"] == "28")
+        let x264 = EncodeSettings(crf: 20).encoderOptions(for: .h264, changes: EncoderControls().changes(for: .h264))
+        #expect(x264 == ["crf": "20"])
+        let av1 = EncodeSettings(controls: EncoderControls(gop: .frames(60), tune: "psnr"))
+        #expect(av1.encoderOptions(for: .av1, changes: av1.controls.changes(for: .av1))["svtav1-params"] == "scd=0:tune=1")
+    }
 }

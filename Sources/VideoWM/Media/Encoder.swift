@@ -34,6 +34,11 @@ final class Encoder {
         c.pointee.chroma_sample_location = configuration.color.chromaLocation
         c.pointee.thread_count = Int32(configuration.threads)
         c.pointee.bit_rate = Int64(configuration.bitRate ?? 0)
+        if let maxRate = configuration.maxRate { c.pointee.rc_max_rate = Int64(maxRate) }
+        if let bufferSize = configuration.bufferSize { c.pointee.rc_buffer_size = Int32(clamping: bufferSize) }
+        if let gopSize = configuration.gopSize { c.pointee.gop_size = Int32(clamping: gopSize) }
+        if let interval = configuration.minKeyframeInterval { c.pointee.keyint_min = Int32(clamping: interval) }
+        if let profile = configuration.profileNumber { c.pointee.profile = Int32(clamping: profile) }
         if configuration.globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try open(options: configuration.options)
     }
@@ -124,8 +129,19 @@ struct VideoEncoderConfiguration: Equatable {
     var threads: Int
     /// Target bit rate in bits per second; nil for constant quality.
     var bitRate: Int?
+    /// The decoder buffer (VBV) model: its fill rate in bits per second and its size in bits; nil leaves it off.
+    var maxRate: Int? = nil
+    var bufferSize: Int? = nil
     /// The container wants codec headers out of band (MP4, Matroska…).
     var globalHeader: Bool
     /// The encoder's private options (`crf`, `preset`…).
     var options: [String: String]
+    /// Frames between keyframes (`gop_size`) and at least between them (`keyint_min`); nil: the encoder's.
+    var gopSize: Int? = nil
+    var minKeyframeInterval: Int? = nil
+    /// `AVCodecContext.profile` for encoders that take a number (libvpx); nil: the encoder's.
+    var profileNumber: Int? = nil
+    /// Keyframes placed by presentation time: the frame path asks for one on each frame a
+    /// `KeyframeSchedule` of this interval picks (`Frame.requestKeyframe`); nil: none forced.
+    var forcedKeyframes: KeyframeInterval? = nil
 }

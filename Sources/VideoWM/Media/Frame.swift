@@ -135,6 +135,9 @@ final class Frame {
     /// Lets the encoder choose the frame's type, rather than keeping the decoder's.
     func clearPictureType() { pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
 
+    /// Asks the encoder to make this frame a keyframe (an IDR for x264 and x265 with `forced-idr`).
+    func requestKeyframe() { pointer.pointee.pict_type = AV_PICTURE_TYPE_I }
+
     // MARK: Still images
 
     /// The EXIF orientation FFmpeg's image decoders put in the frame's metadata (1…8).

@@ -78,6 +78,9 @@ struct PlanarYUVLayout: Equatable, Sendable {
 
     var bytesPerSample: Int { bitDepth > 8 ? 2 : 1 }
 
+    /// The chroma subsampling, as profiles name it.
+    var chroma: ChromaSubsampling { chromaShiftY > 0 ? .s420 : chromaShiftX > 0 ? .s422 : .s444 }
+
     /// Samples across and down plane `plane` (0 luma, 1 and 2 chroma) of a `width`×`height` picture.
     func planeSize(_ plane: Int, width: Int, height: Int) -> (width: Int, height: Int) {
         guard plane == 1 || plane == 2 else { return (width, height) }

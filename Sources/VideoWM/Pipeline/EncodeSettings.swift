@@ -1,5 +1,6 @@
 /// How the video is re-encoded: the `--codec`, `--crf`, `--preset`, `--bitrate` and
-/// `--threads` options.
+/// `--threads` options, and the delivery controls (`--gop`, `--maxrate`/`--bufsize`,
+/// `--profile`, `--level`, `--tune`) in `controls`.
 public struct EncodeSettings: Sendable, Equatable {
     public enum VideoCodec: String, Sendable, CaseIterable {
         case h264, hevc, vp9, av1
@@ -11,6 +12,16 @@ public struct EncodeSettings: Sendable, Equatable {
             case .hevc: "libx265"
             case .vp9: "libvpx-vp9"
             case .av1: "libsvtav1"
+            }
+        }
+
+        /// The private option that takes `key=value:key=value` parameters of the encoder library.
+        var parameterOption: String? {
+            switch self {
+            case .h264: "x264-params"
+            case .hevc: "x265-params"
+            case .vp9: nil
+            case .av1: "svtav1-params"
             }
         }
 
@@ -36,30 +47,39 @@ public struct EncodeSettings: Sendable, Equatable {
     public var audio: AudioMode
     /// Codec threads; 0 lets FFmpeg choose, as the ffmpeg tool does.
     public var threads: Int
+    /// Keyframe interval, decoder-buffer cap, profile, level and tune.
+    public var controls: EncoderControls
 
     public init(codec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
-                audio: AudioMode = .copy, threads: Int = 0) {
+                audio: AudioMode = .copy, threads: Int = 0, controls: EncoderControls = EncoderControls()) {
         self.codec = codec
         self.crf = crf
         self.preset = preset
         self.bitRate = bitRate
         self.audio = audio
         self.threads = threads
+        self.controls = controls
     }
 
-    func videoCodec(forOutput path: String) -> VideoCodec {
+    /// Whether the video must be re-encoded even where nothing is marked (a batch row that
+    /// `unless` leaves clean): a packet copy keeps the input's keyframes, rate and profile.
+    var copyCannotHonour: Bool { controls != EncoderControls() }
+
+    public func videoCodec(forOutput path: String) -> VideoCodec {
         if let codec { return codec }
         return path.lowercased().hasSuffix(".webm") ? .vp9 : .h264
     }
 
-    /// Private options for the encoder (`avcodec_open2`'s dictionary).
-    func encoderOptions(for codec: VideoCodec) -> [String: String] {
+    /// Private options for the encoder (`avcodec_open2`'s dictionary), with the controls'
+    /// own (`changes`) merged in: their parameters join the encoder's parameter string.
+    func encoderOptions(for codec: VideoCodec, changes: EncoderOptionChanges) -> [String: String] {
         var options: [String: String] = [:]
+        var parameters: [String] = []
         switch codec {
         case .h264, .hevc:
             if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
             if let preset { options["preset"] = preset }
-            if codec == .hevc { options["x265-params"] = "log-level=error" }
+            if codec == .hevc { parameters.append("log-level=error") }
         case .vp9:
             if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
             options["row-mt"] = "1"
@@ -69,6 +89,9 @@ public struct EncodeSettings: Sendable, Equatable {
             if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
             options["preset"] = preset ?? "8"
         }
+        options.merge(changes.privateOptions) { _, control in control }
+        parameters += changes.parameters
+        if !parameters.isEmpty, let key = codec.parameterOption { options[key] = parameters.joined(separator: ":") }
         return options
     }
 }

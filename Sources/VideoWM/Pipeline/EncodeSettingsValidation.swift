@@ -9,7 +9,7 @@ extension EncodeSettings {
     public static let minimumBitRate = 1000
 
     /// Checks the settings for a video written to `output` (its extension picks the container
-    /// and, without --codec, the codec).
+    /// and, without --codec, the codec), the delivery controls included (`EncoderControls`).
     public func validate(forOutput output: String) throws(RequestError) {
         let codec = videoCodec(forOutput: output)
         if let crf, !codec.crfRange.contains(crf) {
@@ -22,6 +22,7 @@ extension EncodeSettings {
             throw RequestError(subject: "--bitrate", problem: "\(bitRate) bits per second is below the minimum of 1k; give a rate such as 2500k or 3M")
         }
         try codec.checkContainer(of: output)
+        try controls.validate(for: codec, bitRate: bitRate)
     }
 }
 

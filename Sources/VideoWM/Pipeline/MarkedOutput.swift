@@ -23,6 +23,8 @@ final class MarkedOutput {
     private(set) var droppedStreams: [String] = []
     private let warn: WarningHandler
     private(set) var framesWritten = 0
+    /// Which frames are forced keyframes (`--gop` in seconds); nil leaves them to the encoder.
+    private var keyframes: KeyframeSchedule?
 
     /// How the output's video is made.
     private enum VideoTrack {
@@ -51,10 +53,13 @@ final class MarkedOutput {
         destination = try AtomicOutput(target: target, overwrite: overwrite, inputs: [source.path])
         muxer = try Muxer(path: destination.temporaryPath, target: target)
         consumers = Array(repeating: nil, count: source.input.streams.count)
-        if compositor.isEmpty && unmarkedVideo == .copy {
+        if compositor.isEmpty && unmarkedVideo == .copy && !settings.copyCannotHonour {
             video = .copied(try StreamCopier(from: source.stream, to: try muxer.addStream(copying: source.stream), file: target))
         } else {
-            video = try Self.encodedVideo(source: source, target: target, compositor: compositor, settings: settings, muxer: muxer, warn: warn)
+            let (track, forced) = try Self.encodedVideo(source: source, target: target, compositor: compositor, settings: settings,
+                                                        muxer: muxer, warn: warn)
+            video = track
+            keyframes = forced.map(KeyframeSchedule.init)
         }
         try routeOtherStreams(audio: settings.audio)
         muxer.copyMetadataAndChapters(from: source.input)
@@ -66,11 +71,18 @@ final class MarkedOutput {
         try muxer.writeHeader(options: muxerOptions(for: muxer, videoTimeBase: videoTimeBase))
     }
 
-    /// The marking and encoding stages for the video, and its output stream.
+    /// The marking and encoding stages for the video, its output stream, and the interval of
+    /// the keyframes the frame path must force.
     private static func encodedVideo(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings,
-                                     muxer: Muxer, warn: @escaping WarningHandler) throws -> VideoTrack {
-        let configuration = try VideoEncoderConfiguration(reencoding: source.video, settings: settings, output: target,
+                                     muxer: Muxer, warn: @escaping WarningHandler) throws -> (VideoTrack, KeyframeInterval?) {
+        let configuration: VideoEncoderConfiguration
+        do {
+            configuration = try VideoEncoderConfiguration(reencoding: source.video, settings: settings, output: target,
                                                           globalHeader: muxer.needsGlobalHeader)
+        } catch let error as RequestError {
+            // A profile or level the picture does not fit: say which input's picture.
+            throw RequestError(subject: error.subject, problem: "\(source.path): \(error.problem)")
+        }
         let encoder = try Encoder(configuration, file: target)
         let sink = try muxer.addVideoStream(encodedBy: encoder, replacing: source.stream)
         try LayerError.rethrowing {
@@ -82,7 +94,8 @@ final class MarkedOutput {
         if configuration.width != source.width || configuration.height != source.height {
             warn("\(source.path): \(source.width)×\(source.height) padded to \(configuration.width)×\(configuration.height) for \(configuration.pixelFormat) (the encoder needs even sizes); the extra column or row repeats the edge")
         }
-        return .encoded(marker: marker, encoder: encoder, sink: sink, scratchFrame: try Frame(), scratchPacket: try Packet())
+        return (.encoded(marker: marker, encoder: encoder, sink: sink, scratchFrame: try Frame(), scratchPacket: try Packet()),
+                configuration.forcedKeyframes)
     }
 
     /// Gives every other input stream its consumer, as `StreamRoute` decides, with a notice
@@ -125,7 +138,9 @@ final class MarkedOutput {
         defer { if !exclusive { scratchFrame.unref() } }
         let marked = try marker.mark(frame, at: timed.time)
         marked.presentationTimestamp = timed.pts
+        // The decoder's picture type would carry the input's keyframes over; only the schedule places them.
         marked.clearPictureType()
+        if keyframes?.isKeyframe(at: timed.time) == true { marked.requestKeyframe() }
         try encoder.send(marked)
         framesWritten += 1
         try encoder.writePackets(to: sink, using: scratchPacket)

@@ -8,14 +8,25 @@ extension VideoEncoderConfiguration {
         let encoderName = codec.encoderName
         let format = try Self.pixelFormat(for: source.pixelFormat, supported: Encoder.supportedPixelFormats(ofEncoderNamed: encoderName),
                                           encoder: encoderName)
-        let size = format.planarLayout!.encodableSize(width: source.width, height: source.height)
+        let layout = format.planarLayout!
+        let size = layout.encodableSize(width: source.width, height: source.height)
+        // Profile and level are checked against the picture the encoder will get: x264 would
+        // only warn and write a stream that declares a level it breaks.
+        let rate = source.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? 0
+        try settings.controls.validate(for: codec, picture: EncodedPicture(width: size.width, height: size.height, bitDepth: layout.bitDepth,
+                                                                           chroma: layout.chroma, framesPerSecond: rate))
+        let changes = settings.controls.changes(for: codec)
         self.init(encoderName: encoderName, pixelFormat: format, width: size.width, height: size.height,
                   sampleAspect: source.codecSampleAspect,
                   // The input's time base, so every timestamp passes through exactly.
                   timeBase: source.timeBase, frameRate: source.frameRate,
                   color: source.color.convertedForMarking(from: source.pixelFormat, height: source.height),
-                  threads: settings.threads, bitRate: settings.bitRate, globalHeader: globalHeader,
-                  options: settings.encoderOptions(for: codec))
+                  threads: settings.threads, bitRate: settings.bitRate,
+                  maxRate: changes.maxRate.map(Int.init), bufferSize: changes.bufferSize.map(Int.init),
+                  globalHeader: globalHeader, options: settings.encoderOptions(for: codec, changes: changes),
+                  gopSize: changes.gopSize.map(Int.init), minKeyframeInterval: changes.minKeyframeInterval.map(Int.init),
+                  profileNumber: changes.profileNumber.map(Int.init),
+                  forcedKeyframes: changes.forcesKeyframes ? settings.controls.gop : nil)
     }
 
     /// The decoded format when the encoder takes it and marks can be blended into it;

@@ -73,6 +73,18 @@ struct EncodeOptions {
                     example: "veryfast", parse: presetName) { $0.settings.preset = $1 },
             .parsed("--bitrate", placeholder: "RATE", help: "target bit rate instead of --crf, e.g. 2500k or 3M (at least 1k)",
                     example: "2500k", parse: Parse.bitRate) { $0.settings.bitRate = $1 },
+            .parsed("--gop", placeholder: "N|Ns", help: "a keyframe every N frames, or every N seconds of presentation time (2s, 0.5s: exact, also across scene cuts; av1 takes frames only)",
+                    example: "2s", parse: keyframeInterval) { $0.settings.controls.gop = $1 },
+            .parsed("--maxrate", placeholder: "RATE", help: "peak bit rate of a capped --crf or --bitrate, e.g. 2M (h264, hevc; needs --bufsize)",
+                    example: "2M", parse: Parse.bitRate) { $0.settings.controls.maxRate = $1 },
+            .parsed("--bufsize", placeholder: "RATE", help: "the decoder buffer --maxrate fills, in bits, e.g. 4M (twice the rate: about 2 s)",
+                    example: "4M", parse: Parse.bitRate) { $0.settings.controls.bufferSize = $1 },
+            .parsed("--profile", placeholder: "P", help: "h264: baseline, main, high, high10, high422, high444; hevc: main, main10, main12, main422-10…; vp9: 0…3",
+                    example: "high", parse: word) { $0.settings.controls.profile = $1 },
+            .parsed("--level", placeholder: "L", help: "h264 1…6.2, hevc 1…6.2 (checked against the picture size, frame rate and --maxrate), vp9 1…6.2",
+                    example: "4.1", parse: word) { $0.settings.controls.level = $1 },
+            .parsed("--tune", placeholder: "T", help: "h264: film, animation, grain, stillimage, psnr, ssim, fastdecode, zerolatency; hevc: psnr, ssim, grain, zerolatency, fastdecode, animation; vp9: psnr, ssim, screen, film; av1: vq, psnr",
+                    example: "film", parse: word) { $0.settings.controls.tune = $1 },
             .integer("--threads", range: 0...64, help: "codec threads (0: automatic, the default)") { $0.settings.threads = $1 },
             .choice("--audio", among: EncodeSettings.AudioMode.allCases,
                     help: "copy (default; audio the container cannot hold is re-encoded to AAC, or Opus for .webm), aac, opus, or none") {
@@ -93,6 +105,21 @@ struct EncodeOptions {
             throw UsageError("--crf and --bitrate exclude each other", command: command)
         }
         try settings.validate(forOutput: output)
+    }
+
+    private static func keyframeInterval(_ text: String, option: String, command: String) throws -> KeyframeInterval {
+        guard let interval = KeyframeInterval(text) else {
+            throw UsageError("\(option) takes a number of frames (60) or of seconds (2s, 0.5s), got '\(text)'", command: command)
+        }
+        return interval
+    }
+
+    /// A profile, level or tune name; whether the codec has it is checked in `validate`.
+    private static func word(_ text: String, option: String, command: String) throws -> String {
+        guard !text.isEmpty, text.count <= 20, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else {
+            throw UsageError("\(option) takes a name such as those its help lists, got '\(text)'", command: command)
+        }
+        return text.lowercased()
     }
 
     private static func presetName(_ text: String, option: String, command: String) throws -> String {
