@@ -30,7 +30,7 @@ struct HEIFReaderTests {
         try withHEIC(orientation: 6) { path in
             let header = Array(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(64))
             #expect(HEIFReader.looksLikeHEIF(header))
-            let decoded = try HEIFReader.read(path: path)
+            let decoded = try HEIFReader.read(path: path, checkSize: { try StillImageReader.checkSize(width: $0, height: $1, path: path) })
             #expect(decoded.image.width == 48 && decoded.image.height == 64)
             #expect(isRed(decoded.image, 47 - 4, 4) && !isRed(decoded.image, 4, 4))
             #expect(decoded.iccProfile == Self.profile)
@@ -43,7 +43,7 @@ struct HEIFReaderTests {
     func everyOrientation() throws {
         for orientation in 1...8 {
             try withHEIC(orientation: orientation) { path in
-                let decoded = try HEIFReader.read(path: path)
+                let decoded = try HEIFReader.read(path: path, checkSize: { try StillImageReader.checkSize(width: $0, height: $1, path: path) })
                 let expected = ExifOrientation(orientation)!
                 let swapped = expected.swapsWidthAndHeight
                 #expect(decoded.image.width == (swapped ? 48 : 64), "orientation \(orientation)")
@@ -64,7 +64,7 @@ struct HEIFReaderTests {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             for cut in [16, bytes.count / 2, bytes.count - 10] {
                 try bytes.prefix(cut).write(to: URL(fileURLWithPath: path))
-                #expect(throws: MediaError.self) { try HEIFReader.read(path: path) }
+                #expect(throws: MediaError.self) { try HEIFReader.read(path: path, checkSize: { try StillImageReader.checkSize(width: $0, height: $1, path: path) }) }
             }
         }
         #expect(!HEIFReader.looksLikeHEIF(Array("\u{89}PNG\r\n\u{1A}\n0000000000".utf8)))
@@ -81,7 +81,7 @@ struct AVIFWriterTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         #expect(HEIFReader.looksLikeHEIF(Array(bytes.prefix(64))))
-        let decoded = try HEIFReader.read(path: path)
+        let decoded = try HEIFReader.read(path: path, checkSize: { try StillImageReader.checkSize(width: $0, height: $1, path: path) })
         #expect(decoded.image.width == 64 && decoded.image.height == 48 && decoded.iccProfile == HEIFReaderTests.profile)
         let i = (4 * 64 + 4) * 4
         #expect(decoded.image.pixels[i] > 200 && decoded.image.pixels[i + 1] < 60)

@@ -29,11 +29,12 @@ enum HEIFReader {
         return candidates.contains { brands.contains(String(decoding: header[$0..<$0 + 4], as: UTF8.self)) }
     }
 
-    static func read(path: String) throws -> Decoded {
+    /// `checkSize` refuses a picture too large to decode (the stills' limits), given its upright size.
+    static func read(path: String, checkSize: (_ width: Int, _ height: Int) throws -> Void) throws -> Decoded {
         let context = try HEIFContext(path: path)
         let handle = try context.primaryImage(path: path)
         let width = Int(heif_image_handle_get_width(handle.pointer)), height = Int(heif_image_handle_get_height(handle.pointer))
-        try StillImageReader.checkSize(width: width, height: height, path: path)
+        try checkSize(width, height)
         let hasAlpha = heif_image_handle_has_alpha_channel(handle.pointer) != 0
         guard let options = heif_decoding_options_alloc() else { throw ResourceError.memory("decoding \(path)") }
         defer { heif_decoding_options_free(options) }

@@ -94,3 +94,7 @@ struct PlanarYUVLayout: Equatable, Sendable {
         return ((width + unitX - 1) / unitX * unitX, (height + unitY - 1) / unitY * unitY)
     }
 }
+
+public enum ChromaSubsampling: String, Sendable, Hashable {
+    case s420 = "4:2:0", s422 = "4:2:2", s444 = "4:4:4"
+}

@@ -122,10 +122,6 @@ public struct EncoderControls: Sendable, Equatable {
     }
 }
 
-public enum ChromaSubsampling: String, Sendable, Hashable {
-    case s420 = "4:2:0", s422 = "4:2:2", s444 = "4:4:4"
-}
-
 /// What the encoder will be given: enough to check a profile and a level.
 public struct EncodedPicture: Sendable, Equatable {
     public var width: Int
