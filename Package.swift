@@ -36,8 +36,8 @@ let package = Package(
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
-        .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
+        .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation", "ImageMetadata"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),

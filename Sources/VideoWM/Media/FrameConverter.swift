@@ -9,6 +9,9 @@ final class FrameConverter {
         /// At the top-left corner, at its own size. Extra columns and rows of a larger output
         /// (4:2:0 encoders need even sizes) repeat the picture's edge, so nothing is cropped.
         case padded
+        /// Scaled to `width`×`height` (swscale's Lanczos filter: `--scale` and its kin) at the
+        /// top-left corner, then padded like `.padded`.
+        case scaled(width: Int, height: Int)
         /// Scaled into `rect` of the output (whole chroma samples, from `fit`), black around it:
         /// frames whose size differs from the stream's first.
         case fitted(PixelRect)
@@ -25,6 +28,8 @@ final class FrameConverter {
     let output: Frame
     private let scaler: PixelScaler
     private let placement: Placement
+    /// The picture's size in the output, before padding.
+    private let pictureSize: (width: Int, height: Int)
     /// The output's layout when something beside the picture must be drawn (padding, bars).
     private let layout: PlanarYUVLayout?
     private let targetFullRange: Bool
@@ -34,10 +39,15 @@ final class FrameConverter {
     init(from source: Shape, to target: Shape, placement: Placement = .padded, colors: ColorConversion, file: String) throws {
         let needsLayout: Bool
         let scaledSize: (width: Int, height: Int)
+        var filter = PixelScaler.Filter.bicubic
         switch placement {
         case .padded:
             needsLayout = target.width != source.width || target.height != source.height
             scaledSize = (source.width, source.height)
+        case .scaled(let width, let height):
+            needsLayout = target.width != width || target.height != height
+            scaledSize = (width, height)
+            filter = .lanczos
         case .fitted(let rect):
             needsLayout = true
             scaledSize = (rect.width, rect.height)
@@ -47,7 +57,8 @@ final class FrameConverter {
             throw MediaError(file: file, detail: "cannot place frames in \(target.format)")
         }
         scaler = try PixelScaler(from: (source.width, source.height, source.format), to: (scaledSize.width, scaledSize.height, target.format),
-                                 colors: colors, file: file)
+                                 colors: colors, filter: filter, file: file)
+        pictureSize = scaledSize
         output = try Frame(width: target.width, height: target.height, format: target.format, file: file)
         self.source = source
         self.placement = placement
@@ -75,9 +86,9 @@ final class FrameConverter {
     func convert(_ frame: Frame) throws -> Frame {
         try output.makeWritable(file: file)
         switch placement {
-        case .padded:
+        case .padded, .scaled:
             try scaler.scale(frame, into: output)
-            if let layout, output.width != source.width || output.height != source.height { repeatEdges(layout) }
+            if let layout, output.width != pictureSize.width || output.height != pictureSize.height { repeatEdges(layout) }
         case .fitted(let rect):
             // The encoder may still hold the last buffer, so the bars are drawn afresh each time.
             try fillBlack()
@@ -112,7 +123,7 @@ final class FrameConverter {
         let bytes = layout.bytesPerSample
         for index in 0..<3 {
             guard let plane = output.plane(index) else { continue }
-            let picture = layout.planeSize(index, width: source.width, height: source.height)
+            let picture = layout.planeSize(index, width: pictureSize.width, height: pictureSize.height)
             let padded = layout.planeSize(index, width: output.width, height: output.height)
             if padded.width > picture.width {
                 for row in 0..<picture.height {

@@ -122,6 +122,12 @@ final class Muxer {
     }
 
     /// Copies the input's container metadata (title, dates…) and chapters.
+    /// Sets (replaces) one of the file's own tags (`title`, `comment`, `copyright`: each
+    /// muxer stores them its own way, as MP4 ©nam/©cmt/cprt or Matroska tags).
+    func setTag(_ key: String, to value: String) throws {
+        _ = try check(av_dict_set(&context.pointee.metadata, key, value, 0)) { _ in ResourceError.memory("setting the \(key) tag") }
+    }
+
     func copyMetadataAndChapters(from input: InputFile) {
         av_dict_copy(&context.pointee.metadata, input.context.pointee.metadata, 0)
         let source = input.context.pointee

@@ -49,6 +49,13 @@ public struct EncodeSettings: Sendable, Equatable {
     public var threads: Int
     /// Keyframe interval, decoder-buffer cap, profile, level and tune.
     public var controls: EncoderControls
+    /// The output picture's size (`--scale`, `--width`, `--height`, `--max-size`); nil keeps the input's.
+    public var scale: ScaleRequest? = nil
+    /// The output's container tags set with `--set-metadata` (title, comment, copyright),
+    /// replacing the input's.
+    public var tags: [String: String] = [:]
+    /// Whether `scale` may enlarge the picture (`--upscale`); without it a larger request keeps the input's size.
+    public var upscale = false
 
     public init(codec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
                 audio: AudioMode = .copy, threads: Int = 0, controls: EncoderControls = EncoderControls()) {
@@ -63,7 +70,7 @@ public struct EncodeSettings: Sendable, Equatable {
 
     /// Whether the video must be re-encoded even where nothing is marked (a batch row that
     /// `unless` leaves clean): a packet copy keeps the input's keyframes, rate and profile.
-    var copyCannotHonour: Bool { controls != EncoderControls() }
+    var copyCannotHonour: Bool { controls != EncoderControls() || scale != nil }
 
     public func videoCodec(forOutput path: String) -> VideoCodec {
         if let codec { return codec }

@@ -13,7 +13,11 @@ final class FrameMarker {
     let rotation: DisplayRotation
     let pixelAspect: PixelAspect
     let file: String
-    /// The decoded picture size, and the (possibly padded) size of the frames handed on.
+    /// The stream's decoded size; the size of the picture marked (the decoded one, or the
+    /// size `--scale` asks for, which frames are scaled to first); and the (possibly padded)
+    /// size of the frames handed on.
+    let streamWidth: Int
+    let streamHeight: Int
     let pictureWidth: Int
     let pictureHeight: Int
     let outputWidth: Int
@@ -36,7 +40,8 @@ final class FrameMarker {
     }
 
     init(compositor: Compositor, targetFormat: PixelFormat, rotation: DisplayRotation, pixelAspect: PixelAspect = .square,
-         file: String, pictureWidth: Int, pictureHeight: Int, outputWidth: Int? = nil, outputHeight: Int? = nil,
+         file: String, streamWidth: Int? = nil, streamHeight: Int? = nil, pictureWidth: Int, pictureHeight: Int,
+         outputWidth: Int? = nil, outputHeight: Int? = nil,
          warn: @escaping WarningHandler = { _ in }) {
         precondition(targetFormat.planarLayout != nil, "marks need a planar YUV target")
         self.compositor = compositor
@@ -44,6 +49,8 @@ final class FrameMarker {
         self.rotation = rotation
         self.pixelAspect = pixelAspect
         self.file = file
+        self.streamWidth = streamWidth ?? pictureWidth
+        self.streamHeight = streamHeight ?? pictureHeight
         self.pictureWidth = pictureWidth
         self.pictureHeight = pictureHeight
         self.outputWidth = outputWidth ?? pictureWidth
@@ -59,8 +66,8 @@ final class FrameMarker {
     /// Returns the marked frame: `frame` itself, or a converter's reused output frame.
     func mark(_ frame: Frame, at time: PresentationTime) throws -> Frame {
         var target = frame
-        let resized = frame.width != pictureWidth || frame.height != pictureHeight
-        if resized || frame.pixelFormat != targetFormat || outputWidth != pictureWidth || outputHeight != pictureHeight {
+        let resized = frame.width != streamWidth || frame.height != streamHeight
+        if resized || frame.pixelFormat != targetFormat || outputWidth != streamWidth || outputHeight != streamHeight {
             let source = frame.color
             let color = source.convertedForMarking(from: frame.pixelFormat, height: frame.height)
             let colors = ColorConversion.marking(from: source, format: frame.pixelFormat, to: color, height: frame.height)
@@ -80,11 +87,13 @@ final class FrameMarker {
         return target
     }
 
-    /// The converter to the target format (and padded size) for frames of the stream's size.
+    /// The converter to the target format (and scaled or padded size) for frames of the stream's size.
     private func converter(for frame: Frame, colors: ColorConversion) throws -> FrameConverter {
         if let converter, converter.source.format == frame.pixelFormat { return converter }
+        let scales = pictureWidth != streamWidth || pictureHeight != streamHeight
         let made = try FrameConverter(from: .init(width: frame.width, height: frame.height, format: frame.pixelFormat),
-                                      to: .init(width: outputWidth, height: outputHeight, format: targetFormat), placement: .padded,
+                                      to: .init(width: outputWidth, height: outputHeight, format: targetFormat),
+                                      placement: scales ? .scaled(width: pictureWidth, height: pictureHeight) : .padded,
                                       colors: colors, file: file)
         converter = made
         return made

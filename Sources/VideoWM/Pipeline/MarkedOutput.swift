@@ -63,6 +63,7 @@ final class MarkedOutput {
         }
         try routeOtherStreams(audio: settings.audio)
         muxer.copyMetadataAndChapters(from: source.input)
+        for (key, value) in settings.tags.sorted(by: { $0.key < $1.key }) { try muxer.setTag(key, to: value) }
         let videoTimeBase: Rational
         switch video {
         case .encoded(_, let encoder, _, _, _): videoTimeBase = encoder.timeBase
@@ -85,13 +86,18 @@ final class MarkedOutput {
         }
         let encoder = try Encoder(configuration, file: target)
         let sink = try muxer.addVideoStream(encodedBy: encoder, replacing: source.stream)
+        // Scaled first, then marked: the marks are laid out and drawn at the output's size.
+        let scaled = VideoEncoderConfiguration.scaledPicture(of: source.video, settings: settings, layout: configuration.pixelFormat.planarLayout!)
+        let picture = scaled ?? (source.width, source.height)
+        let pixelAspect = scaled == nil ? source.pixelAspect : .square
         try LayerError.rethrowing {
-            try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation, pixelAspect: source.pixelAspect)
+            try compositor.prepare(storedWidth: picture.width, storedHeight: picture.height, rotation: source.rotation, pixelAspect: pixelAspect)
         }
         let marker = FrameMarker(compositor: compositor, targetFormat: configuration.pixelFormat, rotation: source.rotation,
-                                 pixelAspect: source.pixelAspect, file: source.path, pictureWidth: source.width, pictureHeight: source.height,
+                                 pixelAspect: pixelAspect, file: source.path, streamWidth: source.width, streamHeight: source.height,
+                                 pictureWidth: picture.width, pictureHeight: picture.height,
                                  outputWidth: configuration.width, outputHeight: configuration.height, warn: warn)
-        if configuration.width != source.width || configuration.height != source.height {
+        if scaled == nil, configuration.width != source.width || configuration.height != source.height {
             warn("\(source.path): \(source.width)×\(source.height) padded to \(configuration.width)×\(configuration.height) for \(configuration.pixelFormat) (the encoder needs even sizes); the extra column or row repeats the edge")
         }
         return (.encoded(marker: marker, encoder: encoder, sink: sink, scratchFrame: try Frame(), scratchPacket: try Packet()),

@@ -9,7 +9,8 @@ extension VideoEncoderConfiguration {
         let format = try Self.pixelFormat(for: source.pixelFormat, supported: Encoder.supportedPixelFormats(ofEncoderNamed: encoderName),
                                           encoder: encoderName)
         let layout = format.planarLayout!
-        let size = layout.encodableSize(width: source.width, height: source.height)
+        let scaled = Self.scaledPicture(of: source, settings: settings, layout: layout)
+        let size = layout.encodableSize(width: scaled?.width ?? source.width, height: scaled?.height ?? source.height)
         // Profile and level are checked against the picture the encoder will get: x264 would
         // only warn and write a stream that declares a level it breaks.
         let rate = source.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? 0
@@ -17,7 +18,8 @@ extension VideoEncoderConfiguration {
                                                                            chroma: layout.chroma, framesPerSecond: rate))
         let changes = settings.controls.changes(for: codec)
         self.init(encoderName: encoderName, pixelFormat: format, width: size.width, height: size.height,
-                  sampleAspect: source.codecSampleAspect,
+                  // A scaled picture has square pixels: its size was chosen from the displayed shape.
+                  sampleAspect: scaled == nil ? source.codecSampleAspect : Rational(1, 1),
                   // The input's time base, so every timestamp passes through exactly.
                   timeBase: source.timeBase, frameRate: source.frameRate,
                   color: source.color.convertedForMarking(from: source.pixelFormat, height: source.height),
@@ -27,6 +29,23 @@ extension VideoEncoderConfiguration {
                   gopSize: changes.gopSize.map(Int.init), minKeyframeInterval: changes.minKeyframeInterval.map(Int.init),
                   profileNumber: changes.profileNumber.map(Int.init),
                   forcedKeyframes: changes.forcesKeyframes ? settings.controls.gop : nil)
+    }
+
+    /// The stored size of the picture `settings.scale` asks for (square pixels, whole chroma
+    /// samples of `layout`), or nil when the picture keeps its size. The request is read in
+    /// display terms — a phone's portrait video at `--height 720` is 720 tall as shown — and
+    /// anamorphic pixels are first widened to their shown shape.
+    static func scaledPicture(of source: VideoStreamDescription, settings: EncodeSettings, layout: PlanarYUVLayout) -> (width: Int, height: Int)? {
+        guard let request = settings.scale else { return nil }
+        let aspect = source.pixelAspect
+        let shownWidth = max(1, Int((Double(source.width) * Double(aspect.numerator) / Double(aspect.denominator)).rounded()))
+        let display = source.rotation.displaySize(storedWidth: shownWidth, storedHeight: source.height)
+        let unit = max(1 << layout.chromaShiftX, 1 << layout.chromaShiftY)
+        guard let size = request.outputSize(width: display.width, height: display.height, unit: unit, upscale: settings.upscale) else {
+            // The same size asked for, but anamorphic pixels: still made square.
+            return shownWidth == source.width ? nil : layout.encodableSize(width: shownWidth, height: source.height)
+        }
+        return source.rotation.swapsAxes ? (size.height, size.width) : size
     }
 
     /// The decoded format when the encoder takes it and marks can be blended into it;

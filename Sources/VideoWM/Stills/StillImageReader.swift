@@ -1,4 +1,5 @@
 import Foundation
+import ImageMetadata
 import Overlay
 
 /// Decodes a still image (PNG, JPEG, WebP… anything FFmpeg's image demuxers read) to
@@ -24,6 +25,8 @@ enum StillImageReader {
         var iccProfile: [UInt8]?
         /// What errors call the picture (its path, or the URL it came from).
         var name: String
+        /// A TIFF with more than one page (FFmpeg decodes the first).
+        var isMultiPageTIFF = false
     }
 
     /// Decodes the image at `path`, a file or an http(s) URL (fetched with a time limit, see
@@ -64,8 +67,10 @@ enum StillImageReader {
         guard let stream = input.firstVideoStream else { throw MediaError(file: name, detail: "not an image") }
         let video = stream.video
         try checkSize(width: video.width, height: video.height, path: name)
-        // Strict: a broken photo is an error, not a half-grey stamp.
-        let decoder = try Decoder(stream: stream, file: name, threads: 1, strict: true)
+        // Strict: a broken photo is an error, not a half-grey stamp. Except TIFF: FFmpeg 5.1's
+        // decoder reports every tag it does not know (ResolutionUnit, which nearly every TIFF
+        // has) as damage under AV_EF_EXPLODE; its strips are bounds-checked either way.
+        let decoder = try Decoder(stream: stream, file: name, threads: 1, strict: stream.codec.name != "tiff")
         let packet = try Packet()
         let frame = try Frame()
         var gotFrame = false
@@ -80,7 +85,9 @@ enum StillImageReader {
             gotFrame = try receiveOrThrow(decoder, into: frame)
         }
         guard gotFrame, frame.width > 0, frame.height > 0 else { throw MediaError(file: name, detail: "no picture could be decoded") }
-        return DecodedFrame(frame: frame, exifOrientation: frame.exifOrientation, iccProfile: frame.iccProfile, name: name)
+        var decoded = DecodedFrame(frame: frame, exifOrientation: frame.exifOrientation, iccProfile: frame.iccProfile, name: name)
+        if input.formatName.contains("tiff") { decoded.readTIFFStructure(path: path) }
+        return decoded
     }
 
     /// Whether a frame came out; damage is an error (a still has nothing to conceal it with).
@@ -98,5 +105,15 @@ enum StillImageReader {
         guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
             throw MediaError(file: path, detail: "declares \(width)×\(height) pixels, over the limit of \(maximumSide) a side and \(maximumPixels / 1_000_000) megapixels")
         }
+    }
+}
+
+extension StillImageReader.DecodedFrame {
+    /// What FFmpeg 5.1's TIFF decoder leaves out: the Orientation tag (274) of the first
+    /// page, and whether another page follows (a second IFD). Read from the file's own IFDs.
+    mutating func readTIFFStructure(path: String) {
+        guard let data = FileManager.default.contents(atPath: path), let tiff = try? ExifContent(tiff: [UInt8](data)) else { return }
+        if exifOrientation == nil, let orientation = tiff.integer(ExifTag.orientation) { exifOrientation = Int(orientation) }
+        isMultiPageTIFF = tiff.hadThumbnail
     }
 }

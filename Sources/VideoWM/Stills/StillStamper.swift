@@ -1,5 +1,6 @@
 import Animation
 import Foundation
+import ImageMetadata
 import Overlay
 
 /// `videowm stamp`: marks still images with the same compositor as video, one at a time.
@@ -14,6 +15,8 @@ public final class StillStamper {
     private let time: PresentationTime
     private let quality: Int
     private let overwrite: Bool
+    private let size: (request: ScaleRequest, upscale: Bool)?
+    private let metadata: StillMetadataChoice
     private let warn: WarningHandler
     private var current: (width: Int, height: Int, compositor: Compositor)?
     private var warningsGiven = Set<String>()
@@ -22,30 +25,43 @@ public final class StillStamper {
     private var heldWarnings: [String]?
 
     /// Stamps with `compositor`'s layers at `time` (animations evaluated there);
-    /// `quality` is 1…100 for JPEG and WebP outputs.
+    /// `quality` is 1…100 for JPEG and WebP outputs. `scale` sizes the output (its picture
+    /// scaled before marking; `upscale` lets it grow); `metadata` chooses the EXIF and XMP kept and set.
     public init(compositor: Compositor, at time: PresentationTime, quality: Int = 90, overwrite: Bool,
+                scale: ScaleRequest? = nil, upscale: Bool = false, metadata: StillMetadataChoice = StillMetadataChoice(),
                 warn: @escaping WarningHandler) {
         layers = compositor.layers
         stacking = compositor.stacking
         self.time = time
         self.quality = quality
         self.overwrite = overwrite
+        size = scale.map { ($0, upscale) }
+        self.metadata = metadata
         self.warn = warn
     }
 
-    /// Marks `input` and writes `output` (format from its extension). EXIF orientation is
-    /// applied first, so "bottom-right" is where a person sees it and the output displays
-    /// upright without the tag; the ICC profile is carried over where the format allows.
+    /// Marks `input` and writes `output` (format from its extension). EXIF orientation (or
+    /// an HEIF's irot/imir) is applied first, so "bottom-right" is where a person sees it and
+    /// the output displays upright without the tag; the ICC profile is carried over where the
+    /// format allows.
     public func stamp(input: String, output: String) throws {
         let format = try StillImageWriter.checkFormat(output)
+        let local = !RemoteImage.isURL(input)
+        if local, HEIFReader.looksLikeHEIF(Self.firstBytes(of: input)) {
+            try stampHEIF(input: input, output: output, format: format)
+            return
+        }
         // Marks for the size the file's header declares are prepared on a second core while
         // the picture decodes; the compositor is used again only after `finish`.
-        let early = RemoteImage.isURL(input) ? nil : ImageHeader.declaredSize(ofFileAt: input).flatMap(prepareEarly)
+        let early = !local || size != nil ? nil : ImageHeader.declaredSize(ofFileAt: input).flatMap(prepareEarly)
         defer { early?.waitUntilDone() }
-        let decoded = RemoteImage.isURL(input) ? nil : try StillImageReader.decodeFrame(path: input)
+        let decoded = local ? try StillImageReader.decodeFrame(path: input) : nil
         try early?.finish()
         releaseHeldWarnings()
-        if format == .jpeg, let decoded, Self.canStampInYUV(decoded) {
+        if let decoded, decoded.isMultiPageTIFF {
+            warnOnce("\(input): a TIFF of several pages; only the first is stamped")
+        }
+        if format == .jpeg, size == nil, let decoded, Self.canStampInYUV(decoded) {
             try stampInYUV(decoded, input: input, output: output)
             return
         }
@@ -53,11 +69,37 @@ public final class StillStamper {
         let iccProfile: [UInt8]?
         var image: StraightRGBAImage
         (image, iccProfile) = try Self.readUpright(input, decoded: decoded)
+        try stamp(&image, iccProfile: iccProfile, colorSpace: Self.colorSpace(of: input, decoded: decoded, iccProfile: iccProfile),
+                  metadata: nil, input: input, output: output, format: format)
+    }
+
+    /// HEIC/HEIF in (iPhone photos): libheif decodes it upright (irot/imir applied) with its
+    /// ICC profile, EXIF and XMP.
+    private func stampHEIF(input: String, output: String, format: StillImageWriter.Format) throws {
+        var decoded = try HEIFReader.read(path: input, checkSize: { try StillImageReader.checkSize(width: $0, height: $1, path: input) })
+        try stamp(&decoded.image, iccProfile: decoded.iccProfile, colorSpace: Self.colorSpace(of: input, decoded: nil, iccProfile: decoded.iccProfile),
+                  metadata: StillMetadataBlocks(exif: decoded.exif, xmp: decoded.xmp), input: input, output: output, format: format)
+    }
+
+    /// Scales, marks, encodes and writes an upright picture, with the metadata chosen.
+    /// `metadata` holds the input's blocks when they were read with the picture (HEIF).
+    private func stamp(_ image: inout StraightRGBAImage, iccProfile: [UInt8]?, colorSpace: FrameColorSpace,
+                       metadata inputBlocks: StillMetadataBlocks?, input: String, output: String, format: StillImageWriter.Format) throws {
+        let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [input])
+        if let size { image = try image.scaled(size.request, upscale: size.upscale, file: input) }
         let compositor = try compositor(width: image.width, height: image.height)
-        let colorSpace = Self.colorSpace(of: input, decoded: decoded, iccProfile: iccProfile)
         try LayerError.rethrowing { try image.withCanvas(colorSpace: colorSpace) { canvas in try compositor.composite(onto: canvas, at: time) } }
-        try StillImageWriter.write(image, to: output, overwrite: overwrite, inputs: [input],
-                                   settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile))
+        let encoded = try StillImageWriter.encode(image, format: format, path: output,
+                                                  settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile))
+        let blocks = metadata.blocks(forInput: input, heif: inputBlocks, width: image.width, height: image.height)
+        try StillImageWriter.write(bytes: try StillMetadataChoice.inserting(blocks, into: encoded, format: format, path: output), into: destination)
+    }
+
+    /// The first bytes of a file (empty when it cannot be read: the decoder then says why).
+    private static func firstBytes(of path: String) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        return [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
     }
 
     /// Whether the picture can be marked in its decoded YUV planes and encoded as they are:
@@ -79,7 +121,8 @@ public final class StillStamper {
                                         colorSpace: Self.colorSpace(of: input, decoded: decoded, iccProfile: decoded.iccProfile))
         try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time) }
         let bytes = try JPEGWriter.encode(ycbcr: frame, quality: quality, iccProfile: decoded.iccProfile, path: output)
-        try StillImageWriter.write(bytes: bytes, into: destination)
+        let blocks = metadata.blocks(forInput: input, heif: nil, width: frame.width, height: frame.height)
+        try StillImageWriter.write(bytes: try StillMetadataChoice.inserting(blocks, into: bytes, format: .jpeg, path: output), into: destination)
     }
 
     /// Whether the picture is PQ or HLG coded, as its decoder, `cICP` chunk or ICC profile says

@@ -16,6 +16,8 @@ struct BatchCommand: ToolCommand {
     var reportPath: String?
     var marks = MarkOptions()
     var encode = EncodeOptions()
+    var size = ScaleOptions()
+    var metadata = MetadataOptions()
     var outputOptions = OutputOptions()
 
     static var optionGroups: [OptionGroup<Self>] {
@@ -40,6 +42,7 @@ struct BatchCommand: ToolCommand {
         ]),
          MarkOptions.options.helping("--var", "a value shared by every row (not a CSV column)").lifted(\.marks),
          EncodeOptions.options.lifted(\.encode),
+         ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
          OutputOptions.options
             .helping("-y", "the same as --force")
             .helping("--progress", "auto (bar on a terminal), bar, json (row/progress/done objects, one a line, on stdout), none")
@@ -51,7 +54,7 @@ struct BatchCommand: ToolCommand {
     static let help = CommandHelp(
         usage: """
         videowm batch INPUT -c CONFIG --vars FILE.csv --output TEMPLATE [-j N] [--shard I/N]
-                      [--force] [--report FILE] [encode options]
+                      [--force] [--report FILE] [encode options] [size options] [--set-metadata KEY=VALUE]...
         """,
         discussion: """
         One output per CSV row: the header names the variables (email,name,id,plan), each
@@ -74,6 +77,10 @@ struct BatchCommand: ToolCommand {
         _ = try marks.requireConfig(command: Self.name)
         guard csvPath != nil else { throw UsageError("--vars FILE.csv is required (one row per output)", command: Self.name) }
         guard outputTemplate != nil else { throw UsageError("--output TEMPLATE is required, e.g. --output 'out/{id}.mp4'", command: Self.name) }
+        try size.validate(command: Self.name)
+        (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
+        try metadata.validate(for: .video, command: Self.name)
+        encode.settings.tags = metadata.tags
         try encode.validate(command: Self.name, output: outputTemplate!)
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)

@@ -1,3 +1,4 @@
+import ImageMetadata
 import Overlay
 import VideoWM
 
@@ -137,5 +138,100 @@ enum StillQuality {
     static func option<Command>(set: @escaping (inout Command, Int) -> Void) -> CommandOption<Command> {
         .integer("--quality", placeholder: "Q", range: 1...100,
                  help: "JPEG/WebP quality 1…100 on libjpeg's scale (default \(StillQuality.default))", set: set)
+    }
+}
+
+/// `--scale WxH`, `--width W`, `--height H`, `--max-size N` and `--upscale`: the output
+/// picture's size (transcode, batch, stamp), in display orientation, shape kept.
+struct ScaleOptions {
+    var request: ScaleRequest?
+    var upscale = false
+    /// The size options given, to refuse two at once rather than let the last one win.
+    private var given: [String] = []
+
+    static var options: OptionGroup<Self> {
+        OptionGroup("Size options", [
+            size("--scale", placeholder: "WxH", example: "1280x720", help: "the largest size inside W×H, shape kept"),
+            size("--width", placeholder: "W", example: "1280", help: "W pixels wide, height following the shape"),
+            size("--height", placeholder: "H", example: "720", help: "H pixels tall, width following the shape"),
+            size("--max-size", placeholder: "N", example: "320", help: "the longer side N pixels (thumbnails of photos)"),
+            .flag("--upscale", help: "let a size option enlarge the picture (without it a larger size keeps the input's)") { $0.upscale = true },
+        ])
+    }
+
+    private static func size(_ name: String, placeholder: String, example: String, help: String) -> CommandOption<Self> {
+        .parsed(name, placeholder: placeholder, help: help, example: example, parse: { text, spelling, command in
+            guard let request = ScaleRequest(option: name, value: text) else {
+                let shape = name == "--scale" ? "WIDTHxHEIGHT such as 1280x720" : "a number of pixels"
+                throw UsageError("\(spelling) takes \(shape), 1…16384, got '\(text)'", command: command)
+            }
+            return request
+        }) { options, request in
+            options.request = request
+            options.given.append(name)
+        }
+    }
+
+    func validate(command: String) throws {
+        if given.count > 1 {
+            throw UsageError("\(given.joined(separator: " and ")) exclude each other (one size option)", command: command)
+        }
+        if upscale && request == nil {
+            throw UsageError("--upscale needs a size option (--scale, --width, --height or --max-size)", command: command)
+        }
+    }
+}
+
+/// `--set-metadata KEY=VALUE` (stills and video) and `--keep-metadata none|safe|all` (stills).
+struct MetadataOptions {
+    var kept = MetadataKept.none
+    var edits = MetadataEdits()
+
+    /// The group for stamp: EXIF/XMP kept from the input, and copyright and artist set.
+    static var stillOptions: OptionGroup<Self> {
+        OptionGroup("Metadata options", [
+            .choice("--keep-metadata", among: MetadataKept.allCases, help: """
+                    EXIF/XMP kept from the input: none (default), safe (copyright, artist, capture date, camera, lens), \
+                    all (GPS too); never the embedded thumbnail, MakerNote or orientation
+                    """) { $0.kept = $1 },
+            setOption(for: .still, help: "EXIF and XMP copyright or artist of the output (repeatable), e.g. copyright=\"© Example U\""),
+        ])
+    }
+
+    /// The group for transcode and batch: the output's container tags.
+    static var videoOptions: OptionGroup<Self> {
+        OptionGroup("Metadata options", [
+            setOption(for: .video, help: "the output's title, comment or copyright tag (repeatable), e.g. copyright=\"© Example U\""),
+        ])
+    }
+
+    private static func setOption(for target: MetadataEdits.Target, help: String) -> CommandOption<Self> {
+        .text("--set-metadata", placeholder: "KEY=VALUE", help: help, example: "copyright=© Example U") { options, argument in
+            options.pending.append(argument)
+        }
+    }
+
+    /// `--set-metadata` arguments as given, checked in `validate` (a parse closure cannot
+    /// see which were given before it, and a repeated key is refused).
+    private var pending: [String] = []
+
+    mutating func validate(for target: MetadataEdits.Target, command: String) throws {
+        for argument in pending {
+            do {
+                try edits.add(argument, for: target)
+            } catch {
+                throw UsageError(error.description, command: command)
+            }
+        }
+        pending = []
+    }
+
+    /// The video's container tags.
+    var tags: [String: String] {
+        var tags: [String: String] = [:]
+        if let title = edits.title { tags["title"] = title }
+        if let comment = edits.comment { tags["comment"] = comment }
+        if let copyright = edits.copyright { tags["copyright"] = copyright }
+        return tags
     }
 }

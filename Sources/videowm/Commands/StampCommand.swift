@@ -11,6 +11,8 @@ struct StampCommand: ToolCommand {
     var at = 0.0
     var quality = StillQuality.default
     var marks = MarkOptions()
+    var size = ScaleOptions()
+    var metadata = MetadataOptions()
     var outputOptions = OutputOptions()
 
     static var optionGroups: [OptionGroup<Self>] {
@@ -20,26 +22,31 @@ struct StampCommand: ToolCommand {
             .seconds("--at", help: "time at which animations are evaluated (default 0)") { $0.at = $1 },
             StillQuality.option { $0.quality = $1 },
         ]),
-         MarkOptions.options.lifted(\.marks), OutputOptions.optionsForCommandsWithoutProgress.lifted(\.outputOptions)]
+         MarkOptions.options.lifted(\.marks), ScaleOptions.options.lifted(\.size), MetadataOptions.stillOptions.lifted(\.metadata),
+         OutputOptions.optionsForCommandsWithoutProgress.lifted(\.outputOptions)]
     }
 
     static var files: FileArguments<Self> { .any(described: "INPUT...") { $0.inputs = $1 } }
 
     static let help = CommandHelp(
-        usage: "videowm stamp INPUT... (-o OUTPUT | -d DIR) -c CONFIG [--at SECONDS] [--quality Q] [--var KEY=VALUE]... [-y]",
+        usage: "videowm stamp INPUT... (-o OUTPUT | -d DIR) -c CONFIG [--at SECONDS] [--quality Q] [--var KEY=VALUE]... [size options] [metadata options] [-y]",
         discussion: """
-        Marks still images (PNG, JPEG, WebP) with the same compositor as video; the format
-        follows the output's extension. EXIF orientation is applied, so the mark lands where
-        a person sees it and the output displays upright. Animations are evaluated at --at
+        Marks still images (PNG, JPEG, WebP, TIFF, HEIC/HEIF) with the same compositor as
+        video; the format follows the output's extension (PNG, JPEG, WebP). EXIF orientation
+        (an HEIC's irot/imir) is applied, so the mark lands where a person sees it and the
+        output displays upright. A multi-page TIFF gives its first page, with a notice. A size
+        option scales the picture (Lanczos) before it is marked. Animations are evaluated at --at
         (default 0). With -d, each input is written to DIR under its own name, one at a
         time; a failed file is reported and the others carry on (the exit code is that
-        of the first failure). The ICC colour profile is kept in PNG and JPEG outputs;
-        EXIF is not copied (its orientation is applied, and its embedded preview would be
-        an unmarked copy).
+        of the first failure). The ICC colour profile is kept in PNG and JPEG outputs.
+        EXIF and XMP are not copied unless --keep-metadata says so; the embedded preview
+        (an unmarked copy), the MakerNote and the orientation never are.
         """)
 
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
+        try size.validate(command: Self.name)
+        try metadata.validate(for: .still, command: Self.name)
         guard !inputs.isEmpty else { throw UsageError("expects at least one INPUT image", command: Self.name) }
         switch (output, directory) {
         case (nil, nil): throw UsageError("needs -o OUTPUT (one input) or -d DIR", command: Self.name)
@@ -53,7 +60,8 @@ struct StampCommand: ToolCommand {
         outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
         let stamper = StillStamper(compositor: compositor, at: PresentationTime(seconds: at), quality: quality,
-                                   overwrite: outputOptions.overwrite, warn: console.warningHandler)
+                                   overwrite: outputOptions.overwrite, scale: size.request, upscale: size.upscale,
+                                   metadata: StillMetadataChoice(kept: metadata.kept, edits: metadata.edits), warn: console.warningHandler)
         if let output {
             try stamper.stamp(input: inputs[0], output: output)
             return

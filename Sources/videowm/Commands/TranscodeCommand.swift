@@ -7,10 +7,13 @@ struct TranscodeCommand: ToolCommand {
     var output = ""
     var marks = MarkOptions()
     var encode = EncodeOptions()
+    var size = ScaleOptions()
+    var metadata = MetadataOptions()
     var outputOptions = OutputOptions()
 
     static var optionGroups: [OptionGroup<Self>] {
-        [MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), OutputOptions.options.lifted(\.outputOptions)]
+        [MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
+         OutputOptions.options.lifted(\.outputOptions)]
     }
 
     static var files: FileArguments<Self> {
@@ -18,7 +21,7 @@ struct TranscodeCommand: ToolCommand {
     }
 
     static let help = CommandHelp(
-        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [encode options] [-y]",
+        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [encode options] [size options] [--set-metadata KEY=VALUE]... [-y]",
         discussion: """
         Decodes every frame of INPUT, marks it at its presentation time and re-encodes it;
         audio, subtitle and data streams are copied (audio the container cannot hold is
@@ -26,11 +29,18 @@ struct TranscodeCommand: ToolCommand {
         extension (.mp4 .mov .mkv .webm …); MP4/MOV get their index at the front.
         Every frame keeps its presentation time; if the picture changes size mid-stream,
         later sizes are scaled to fit the first between black bars (with a notice).
+        A size option scales the picture (swscale's Lanczos filter) before it is marked, so
+        marks are laid out and drawn at the output's size; never up unless --upscale.
+        The input's container tags are kept; --set-metadata replaces title, comment or copyright.
         OUTPUT appears only when complete; an existing OUTPUT is kept unless -y.
         """)
 
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
+        try size.validate(command: Self.name)
+        (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
+        try metadata.validate(for: .video, command: Self.name)
+        encode.settings.tags = metadata.tags
         try encode.validate(command: Self.name, output: output)
     }
 
