@@ -42,6 +42,9 @@ public final class Compositor {
     let fonts: FontLibrary
     private let warn: (String) -> Void
     private var prepared: [Geometry: [PreparedLayer]] = [:]
+    /// Timed text frames drawn by redrawing only changed glyphs, and by preparing the layer
+    /// afresh (internal: the tests check that the fast path is the one taken).
+    private(set) var timedTextRedraws = 0, timedTextFullDraws = 0
     /// Warnings already given, so a message is said once per job, not once per frame.
     private var warned: Set<String> = []
 
@@ -180,9 +183,17 @@ public final class Compositor {
             guard case .timedText(let timed) = spec.content, Self.opacityByte(spec.timeline.state(at: time).opacity) > 0 else { continue }
             let text = timed.text(time)
             guard text != layersForFrame[index].timedText else { continue }
-            // Warnings were given when the layer was first prepared; a text that changes every
-            // frame would otherwise repeat them (with slightly different numbers) frame after frame.
-            let layer = try prepareTimedText(spec, index: index, text: text, geometry: geometry, warn: { _ in })
+            var layer: PreparedLayer
+            if let redrawn = try redrawTimedText(layersForFrame[index], spec: spec, text: text, geometry: geometry) {
+                layer = redrawn
+                timedTextRedraws += 1
+            } else {
+                timedTextFullDraws += 1
+                // Warnings were given when the layer was first prepared; a text that changes every
+                // frame would otherwise repeat them (with slightly different numbers) frame after frame.
+                layer = try prepareTimedText(spec, index: index, text: text, geometry: geometry, warn: { _ in })
+            }
+            layer.timedText = text
             layersForFrame[index] = layer
             prepared[geometry]?[index] = layer
         }
@@ -195,15 +206,41 @@ public final class Compositor {
         var fixed = spec
         fixed.content = .text(text)
         let display = geometry.display
-        let sprite: Sprite
+        let made: (sprite: Sprite, drawing: TextDrawing?)
         do {
-            sprite = try makeSprite(fixed, displayWidth: display.width, displayHeight: display.height, warn: warn)
+            made = try textStyleAndRendering(fixed, displayWidth: display.width, displayHeight: display.height,
+                                             keepDrawing: true, warn: warn)
         } catch {
             throw LayerPreparationError(layerIndex: index, origin: spec.origin, underlying: error)
         }
-        var layer = finish(sprite, spec: spec, geometry: geometry)
+        var layer = finish(made.sprite, spec: spec, geometry: geometry)
         layer.timedText = text
+        // Redrawing in place works on marks stored as drawn: upright, square pixels, not tiled.
+        if geometry.rotation.clockwiseQuarterTurns == 0, geometry.pixelAspect.isSquare, !layer.isTiled {
+            layer.textDrawing = made.drawing
+        }
         return layer
+    }
+
+    /// The layer showing `text` made by redrawing only the glyphs that differ from the text it
+    /// shows, and converting only that part of its mark again; nil when that cannot be done
+    /// (see `FontLibrary.redraw`). The pixels are those a full preparation gives.
+    private func redrawTimedText(_ layer: PreparedLayer, spec: LayerSpec, text: String, geometry: Geometry) throws -> PreparedLayer? {
+        guard let drawing = layer.textDrawing, let dirty = try fonts.redraw(drawing, text: text) else { return nil }
+        var updated = layer
+        guard !dirty.isEmpty else { return updated }
+        let old = layer.frames.first
+        var image = old.sprite.image
+        let factor = UInt32(Self.opacityByte(spec.opacity))
+        let source = drawing.image.pixels, width = image.width
+        for row in dirty.y..<dirty.maxY {
+            for i in ((row * width + dirty.x) * 4)..<((row * width + dirty.maxX) * 4) {
+                // As `scaled(byAlpha:)` does for the whole image.
+                image.pixels[i] = factor == 255 ? source[i] : divideBy255(UInt32(source[i]) * factor)
+            }
+        }
+        updated.frames = PreparedFrames(old.replacingPixels(with: image, in: dirty))
+        return updated
     }
 
     /// The warning for a tiled pattern that leaves a clean square wider than the limit.

@@ -10,8 +10,10 @@ struct PreparedLayer {
     var isTiled: Bool
     /// How the tiled pattern covers the frame (tiled layers only).
     var tiling: TilePattern.Rendering?
-    /// For a timed text layer, the text this mark shows.
+    /// For a timed text layer, the text this mark shows, and the drawing it was made from when
+    /// the next text can be drawn over it (see `TextDrawing`).
     var timedText: String?
+    var textDrawing: TextDrawing?
 
     /// A mark with no pixels (an image box of zero width or height) is never blended.
     var isEmpty: Bool { displayImageSize.width <= 0 || displayImageSize.height <= 0 }
@@ -82,12 +84,27 @@ extension Compositor {
     /// first frame; a timed text's text at `time`); internal for the tests.
     func makeSprite(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int, at time: PresentationTime = .zero,
                     warn: (String) -> Void) throws -> Sprite {
-        let shortSide = Double(min(displayWidth, displayHeight))
         switch spec.content {
         case .timedText(let timed):
             var fixed = spec
             fixed.content = .text(timed.text(time))
             return try makeSprite(fixed, displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
+        case .text:
+            return try textStyleAndRendering(spec, displayWidth: displayWidth, displayHeight: displayHeight, keepDrawing: false, warn: warn).sprite
+        case .image(let logo, let name):
+            return imageSprite(spec, frame: logo, name: name, displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
+        case .animatedImage(let animation, let name):
+            return imageSprite(spec, frame: animation.frames[0], name: name,
+                               displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
+        }
+    }
+
+    /// A text layer's sprite, and with `keepDrawing` the drawing a timed text can be redrawn from
+    /// (not for TPStreams' line-box layout, whose sprite is adjusted after drawing).
+    func textStyleAndRendering(_ spec: LayerSpec, displayWidth: Int, displayHeight: Int, keepDrawing: Bool,
+                               warn: (String) -> Void) throws -> (sprite: Sprite, drawing: TextDrawing?) {
+        let shortSide = Double(min(displayWidth, displayHeight))
+        switch spec.content {
         case .text(let text):
             var requestedCap = spec.sizeFraction * shortSide
             if spec.convention == .tpStreams, requestedCap.isFinite {
@@ -114,16 +131,16 @@ extension Compositor {
                 box: spec.box.map {
                     TextBox(color: $0.color, paddingPixels: $0.paddingFraction * length, cornerRadiusPixels: $0.radiusFraction * length)
                 })
-            let rendered = spec.convention == .tpStreams && spec.tile == nil
-                ? try fonts.renderPlacedByLineBox(style, maxWidthPixels: maxWidth)
-                : try fonts.render(style)
-            rendered.warnings.forEach(warn)
-            return rendered.sprite
-        case .image(let logo, let name):
-            return imageSprite(spec, frame: logo, name: name, displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
-        case .animatedImage(let animation, let name):
-            return imageSprite(spec, frame: animation.frames[0], name: name,
-                               displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
+            if spec.convention == .tpStreams && spec.tile == nil {
+                let rendered = try fonts.renderPlacedByLineBox(style, maxWidthPixels: maxWidth)
+                rendered.warnings.forEach(warn)
+                return (rendered.sprite, nil)
+            }
+            let drawing = try fonts.draw(style)
+            drawing.rendered.warnings.forEach(warn)
+            return (drawing.rendered.sprite, keepDrawing ? drawing : nil)
+        default:
+            preconditionFailure("textStyleAndRendering is for fixed text layers")
         }
     }
 

@@ -35,6 +35,21 @@ public final class PreparedMark {
         var phaseY: Int
     }
 
+    /// A mark of the same size and layout box whose pixels are `image`, which differs from this
+    /// mark's only inside `region`: the YUV layouts made so far are converted again there only.
+    /// This mark gives its conversions away and must not be blended afterwards.
+    func replacingPixels(with image: PremultipliedRGBAImage, in region: PixelRect) -> PreparedMark {
+        let mark = PreparedMark(sprite: Sprite(image: image, layoutBox: sprite.layoutBox), graphicsWhiteNits: graphicsWhiteNits)
+        for key in Array(planarCache.keys) {
+            // Taken out of the dictionary first, so the arrays are not shared and change in place.
+            guard var planar = planarCache.removeValue(forKey: key) else { continue }
+            planar.convert(image, region: region, key: key,
+                           mapping: GraphicsWhiteMapping(colorSpace: key.colorSpace, whiteNits: graphicsWhiteNits))
+            mark.planarCache[key] = planar
+        }
+        return mark
+    }
+
     func planar(for key: PlanarKey) -> PlanarMark {
         if let cached = planarCache[key] { return cached }
         let made = PlanarMark(image: sprite.image, key: key,
@@ -70,11 +85,25 @@ struct PlanarMark {
     init(image: PremultipliedRGBAImage, key: PreparedMark.PlanarKey, mapping: GraphicsWhiteMapping) {
         width = image.width
         height = image.height
-        let count = width * height
-        var y = [UInt16](repeating: 0, count: count)
-        var u = [Float](repeating: 0, count: count)
-        var v = [Float](repeating: 0, count: count)
-        var alpha = [UInt8](repeating: 0, count: count)
+        let blockW = 1 << key.chromaShiftX, blockH = 1 << key.chromaShiftY
+        chromaWidth = (key.phaseX + width + blockW - 1) >> key.chromaShiftX
+        chromaHeight = (key.phaseY + height + blockH - 1) >> key.chromaShiftY
+        luma = [UInt16](repeating: 0, count: width * height)
+        lumaAlpha = [UInt8](repeating: 0, count: width * height)
+        chromaU = [UInt16](repeating: 0, count: chromaWidth * chromaHeight)
+        chromaV = chromaU
+        chromaAlpha = [UInt8](repeating: 0, count: chromaWidth * chromaHeight)
+        lumaSpans = CoverageSpans(emptyRows: height)
+        chromaSpans = CoverageSpans(emptyRows: chromaHeight)
+        convert(image, region: PixelRect(x: 0, y: 0, width: width, height: height), key: key, mapping: mapping)
+    }
+
+    /// Converts the pixels of `image` (the same size as this mark's) inside `region` again, and
+    /// the chroma blocks that touch it: the result is what converting all of `image` gives.
+    mutating func convert(_ image: PremultipliedRGBAImage, region: PixelRect, key: PreparedMark.PlanarKey, mapping: GraphicsWhiteMapping) {
+        precondition(image.width == width && image.height == height, "a mark is patched with an image of its own size")
+        let area = region.intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        guard !area.isEmpty else { return }
         let k = key.matrix.linearCoefficients(bitDepth: key.bitDepth)
         var signal = MarkSignal(mapping: mapping)
         // A premultiplied sample is at most α·max: full-range chroma of a saturated blue or
@@ -83,64 +112,60 @@ struct PlanarMark {
         func clamped(_ value: Float, alpha: UInt8) -> UInt16 {
             UInt16(max(0, min(value.rounded(), (maxValue * Float(alpha) / 255).rounded())))
         }
+        let w = width
         image.pixels.withUnsafeBufferPointer { p in
-            y.withUnsafeMutableBufferPointer { y in
-                u.withUnsafeMutableBufferPointer { u in
-                    v.withUnsafeMutableBufferPointer { v in
-                        alpha.withUnsafeMutableBufferPointer { alpha in
-                            for i in 0..<count {
-                                let a = p[i * 4 + 3]
-                                alpha[i] = a
-                                if a == 0 { continue }
-                                let px = signal.premultipliedSignal(red: p[i * 4], green: p[i * 4 + 1], blue: p[i * 4 + 2], alpha: a)
-                                y[i] = clamped((px * k.y).sum(), alpha: a)
-                                u[i] = (px * k.u).sum()
-                                v[i] = (px * k.v).sum()
-                            }
+            luma.withUnsafeMutableBufferPointer { y in
+                lumaAlpha.withUnsafeMutableBufferPointer { alpha in
+                    for row in area.y..<area.maxY {
+                        for i in (row * w + area.x)..<(row * w + area.maxX) {
+                            let a = p[i * 4 + 3]
+                            alpha[i] = a
+                            y[i] = 0
+                            if a == 0 { continue }
+                            let px = signal.premultipliedSignal(red: p[i * 4], green: p[i * 4 + 1], blue: p[i * 4 + 2], alpha: a)
+                            y[i] = clamped((px * k.y).sum(), alpha: a)
                         }
                     }
                 }
             }
         }
-        luma = y
-        lumaAlpha = alpha
 
         // Chroma: a sprite placed with its origin at phase (px, py) inside a chroma block
-        // covers chroma samples whose blocks start `phase` pixels before the origin.
+        // covers chroma samples whose blocks start `phase` pixels before the origin. Each block
+        // averages the premultiplied U and V of its pixels (zero where alpha is).
         let blockW = 1 << key.chromaShiftX, blockH = 1 << key.chromaShiftY
-        chromaWidth = (key.phaseX + width + blockW - 1) >> key.chromaShiftX
-        chromaHeight = (key.phaseY + height + blockH - 1) >> key.chromaShiftY
-        let chromaCount = chromaWidth * chromaHeight
-        var cu = [UInt16](repeating: 0, count: chromaCount)
-        var cv = [UInt16](repeating: 0, count: chromaCount)
-        var ca = [UInt8](repeating: 0, count: chromaCount)
         let samples = Float(blockW * blockH)
-        for cy in 0..<chromaHeight {
-            for cx in 0..<chromaWidth {
-                var su: Float = 0, sv: Float = 0, sa: Float = 0
-                for dy in 0..<blockH {
-                    let sy = cy * blockH + dy - key.phaseY
-                    guard sy >= 0 && sy < height else { continue }
-                    for dx in 0..<blockW {
-                        let sx = cx * blockW + dx - key.phaseX
-                        guard sx >= 0 && sx < width else { continue }
-                        let i = sy * width + sx
-                        su += u[i]; sv += v[i]; sa += Float(alpha[i])
+        let firstX = (area.x + key.phaseX) >> key.chromaShiftX, lastX = (area.maxX - 1 + key.phaseX) >> key.chromaShiftX
+        let firstY = (area.y + key.phaseY) >> key.chromaShiftY, lastY = (area.maxY - 1 + key.phaseY) >> key.chromaShiftY
+        image.pixels.withUnsafeBufferPointer { p in
+            for cy in firstY...lastY {
+                for cx in firstX...lastX {
+                    var su: Float = 0, sv: Float = 0, sa: Float = 0
+                    for dy in 0..<blockH {
+                        let sy = cy * blockH + dy - key.phaseY
+                        guard sy >= 0 && sy < height else { continue }
+                        for dx in 0..<blockW {
+                            let sx = cx * blockW + dx - key.phaseX
+                            guard sx >= 0 && sx < width else { continue }
+                            let i = sy * width + sx
+                            let a = p[i * 4 + 3]
+                            guard a != 0 else { continue }
+                            let px = signal.premultipliedSignal(red: p[i * 4], green: p[i * 4 + 1], blue: p[i * 4 + 2], alpha: a)
+                            su += (px * k.u).sum(); sv += (px * k.v).sum(); sa += Float(a)
+                        }
                     }
+                    let o = cy * chromaWidth + cx
+                    chromaAlpha[o] = UInt8(min(255, (sa / samples).rounded()))
+                    // Where the averaged alpha rounds to zero the samples stay zero, like luma's.
+                    guard chromaAlpha[o] != 0 else { chromaU[o] = 0; chromaV[o] = 0; continue }
+                    chromaU[o] = clamped(su / samples, alpha: chromaAlpha[o])
+                    chromaV[o] = clamped(sv / samples, alpha: chromaAlpha[o])
                 }
-                let o = cy * chromaWidth + cx
-                ca[o] = UInt8(min(255, (sa / samples).rounded()))
-                // Where the averaged alpha rounds to zero the samples stay zero, like luma's.
-                guard ca[o] != 0 else { continue }
-                cu[o] = clamped(su / samples, alpha: ca[o])
-                cv[o] = clamped(sv / samples, alpha: ca[o])
             }
         }
-        chromaU = cu
-        chromaV = cv
-        chromaAlpha = ca
-        let (w, h, cw, ch) = (width, height, chromaWidth, chromaHeight)
-        lumaSpans = alpha.withUnsafeBufferPointer { CoverageSpans(alpha: $0, width: w, height: h) }
-        chromaSpans = ca.withUnsafeBufferPointer { CoverageSpans(alpha: $0, width: cw, height: ch) }
+        // The runs of the rows that changed are found again.
+        let cw = chromaWidth
+        lumaAlpha.withUnsafeBufferPointer { lumaSpans.update(rows: area.y..<area.maxY, alpha: $0, width: w) }
+        chromaAlpha.withUnsafeBufferPointer { chromaSpans.update(rows: firstY..<(lastY + 1), alpha: $0, width: cw) }
     }
 }

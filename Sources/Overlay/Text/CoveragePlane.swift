@@ -61,8 +61,9 @@ struct CoveragePlane {
 
     /// Draws `glyph` with its pen at (`x`, baseline `y`), keeping the larger coverage where
     /// glyphs overlap (so touching edges do not darken), clipped to the plane.
-    mutating func drawMax(_ glyph: GlyphCoverage, penX x: Int, baselineY y: Int) {
-        let target = glyph.rect(penX: x, baselineY: y).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+    mutating func drawMax(_ glyph: GlyphCoverage, penX x: Int, baselineY y: Int, clip: PixelRect? = nil) {
+        var target = glyph.rect(penX: x, baselineY: y).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        if let clip { target = target.intersection(clip) }
         guard !target.isEmpty else { return }
         let sourceX = target.x - (x + glyph.left), sourceY = target.y - (y - glyph.top)
         let planeWidth = width
@@ -76,6 +77,16 @@ struct CoveragePlane {
                     }
                 }
             }
+        }
+    }
+
+    /// Sets `rect` (clipped to the plane) to zero coverage.
+    mutating func clear(_ rect: PixelRect) {
+        let area = rect.intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        guard !area.isEmpty else { return }
+        for row in area.y..<area.maxY {
+            let start = row * width + area.x
+            values.replaceSubrange(start..<(start + area.width), with: repeatElement(0, count: area.width))
         }
     }
 

@@ -16,9 +16,10 @@ struct TextComposition {
     }
 
     /// Draws a colour glyph with its pen at (`x`, baseline `y`), "over" colour glyphs already there.
-    mutating func drawColor(_ glyph: ColorGlyph, penX x: Int, baselineY y: Int) {
+    mutating func drawColor(_ glyph: ColorGlyph, penX x: Int, baselineY y: Int, clip: PixelRect? = nil) {
         let width = fill.width, height = fill.height
-        let target = glyph.rect(penX: x, baselineY: y).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        var target = glyph.rect(penX: x, baselineY: y).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        if let clip { target = target.intersection(clip) }
         guard !target.isEmpty else { return }
         if colorGlyphs == nil { colorGlyphs = [UInt8](repeating: 0, count: width * height * 4) }
         let sourceX = target.x - (x + glyph.left), sourceY = target.y - (y - glyph.top)
@@ -78,22 +79,52 @@ struct TextComposition {
     }
 
     func image(width: Int, height: Int) -> PremultipliedRGBAImage {
-        let count = width * height
-        let fillRamp = TextComposition.ramp(fillColor)
-        let outlineRamp = TextComposition.ramp(outline?.color ?? .clear)
-        let shadowRamp = TextComposition.ramp(shadow?.color ?? .clear)
-        let plateRamp = TextComposition.ramp(plate?.color ?? .clear)
+        var image = PremultipliedRGBAImage(width: width, height: height)
+        compose(into: &image, rect: PixelRect(x: 0, y: 0, width: width, height: height), ramps: ramps())
+        return image
+    }
+
+    /// The four sublayers' colour ramps (see `ramp`), made once for a drawing that is composed again.
+    struct Ramps {
+        var fill, outline, shadow, plate: [UInt32]
+    }
+
+    func ramps() -> Ramps {
+        Ramps(fill: Self.ramp(fillColor), outline: Self.ramp(outline?.color ?? .clear),
+              shadow: Self.ramp(shadow?.color ?? .clear), plate: Self.ramp(plate?.color ?? .clear))
+    }
+
+    /// Clears the glyph planes (fill, outline, shadow, colour) in `rect`; the plate stays.
+    mutating func clear(_ rect: PixelRect) {
+        fill.clear(rect)
+        outline?.plane.clear(rect)
+        shadow?.plane.clear(rect)
+        guard colorGlyphs != nil else { return }
+        let area = rect.intersection(PixelRect(x: 0, y: 0, width: fill.width, height: fill.height))
+        guard !area.isEmpty else { return }
+        for row in area.y..<area.maxY {
+            let start = (row * fill.width + area.x) * 4
+            colorGlyphs!.replaceSubrange(start..<(start + area.width * 4), with: repeatElement(0, count: area.width * 4))
+        }
+    }
+
+    /// Composes the planes into `image` (the planes' size) within `rect`, replacing what was there.
+    func compose(into image: inout PremultipliedRGBAImage, rect: PixelRect, ramps: Ramps) {
+        let width = image.width
+        let area = rect.intersection(PixelRect(x: 0, y: 0, width: width, height: image.height))
+        guard !area.isEmpty else { return }
+        let fillRamp = ramps.fill, outlineRamp = ramps.outline, shadowRamp = ramps.shadow, plateRamp = ramps.plate
         let none: [UInt8] = []
         let hasOutline = outline != nil, hasShadow = shadow != nil, hasPlate = plate != nil, hasColor = colorGlyphs != nil
         let colorAlpha = UInt32(fillColor.alpha)
-        var pixels = [UInt8](repeating: 0, count: count * 4)
-        pixels.withUnsafeMutableBufferPointer { out in
+        image.pixels.withUnsafeMutableBufferPointer { out in
             fill.values.withUnsafeBufferPointer { fillCoverage in
             (outline?.plane.values ?? none).withUnsafeBufferPointer { outlineCoverage in
             (shadow?.plane.values ?? none).withUnsafeBufferPointer { shadowCoverage in
             (plate?.plane.values ?? none).withUnsafeBufferPointer { plateCoverage in
             (colorGlyphs ?? none).withUnsafeBufferPointer { colorPixels in
-                for i in 0..<count {
+                for row in area.y..<area.maxY {
+                for i in (row * width + area.x)..<(row * width + area.maxX) {
                     var pixel: UInt32 = hasPlate ? plateRamp[Int(plateCoverage[i])] : 0
                     if hasShadow, shadowCoverage[i] != 0 {
                         pixel = TextComposition.over(shadowRamp[Int(shadowCoverage[i])], pixel)
@@ -119,12 +150,11 @@ struct TextComposition {
                         if colorPixel != 0 { text = TextComposition.sideBySide(text, colorPixel) }
                         pixel = TextComposition.over(text, pixel)
                     }
-                    if pixel != 0 {
-                        out[i * 4] = UInt8(truncatingIfNeeded: pixel)
-                        out[i * 4 + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
-                        out[i * 4 + 2] = UInt8(truncatingIfNeeded: pixel >> 16)
-                        out[i * 4 + 3] = UInt8(truncatingIfNeeded: pixel >> 24)
-                    }
+                    out[i * 4] = UInt8(truncatingIfNeeded: pixel)
+                    out[i * 4 + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
+                    out[i * 4 + 2] = UInt8(truncatingIfNeeded: pixel >> 16)
+                    out[i * 4 + 3] = UInt8(truncatingIfNeeded: pixel >> 24)
+                }
                 }
             }
             }
@@ -132,6 +162,5 @@ struct TextComposition {
             }
             }
         }
-        return PremultipliedRGBAImage(width: width, height: height, pixels: pixels)
     }
 }

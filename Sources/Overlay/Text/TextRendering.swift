@@ -22,6 +22,11 @@ extension FontLibrary {
     /// Missing glyphs come from a fallback font when one is installed; otherwise the font's
     /// .notdef box is drawn and one warning lists them. The same style gives the same bytes.
     public func render(_ style: TextStyle) throws -> RenderedText {
+        try draw(style).rendered
+    }
+
+    /// Renders `style` and keeps what a later `redraw(_:text:)` needs.
+    func draw(_ style: TextStyle) throws -> TextDrawing {
         let text = try TextLines(style.text)
         let capHeight = try FontLibrary.validatedCapHeight(style.capHeightPixels)
         try FontLibrary.validate(style)
@@ -34,9 +39,7 @@ extension FontLibrary {
         if !missing.isEmpty {
             warnings.append(FontLibrary.missingGlyphsWarning(missing, font: primary.familyName))
         }
-        let emPerCap = Double(primary.unitsPerEm) / Double(primary.capHeightUnits)
-        let lineRanges = FontLibrary.wrap(paragraphs, style: style, capHeight: capHeight, emPerCap: emPerCap)
-        let lines = lineRanges.map { shapeLine(paragraphs[$0.paragraph], range: $0.range) }
+        let lines = shapedLines(paragraphs, style: style, capHeight: capHeight, primary: primary)
 
         func layout(scale: Double) -> TextLayout {
             self.layout(lines, primary: primary, capHeightPixels: max(1, capHeight * scale),
@@ -65,12 +68,20 @@ extension FontLibrary {
             throw TextRenderingError.renderedTooLarge(width: box.width, height: box.height)
         }
 
-        let (sprite, hasInk) = try rasterize(textLayout, style: style, scale: scale)
-        if !hasInk && style.box == nil {
+        let drawing = try rasterize(textLayout, lines: lines, style: style, scale: scale)
+        if !drawing.hasInk && style.box == nil {
             warnings.append("text has no visible characters (only spaces or invisible marks); nothing is drawn")
         }
-        return RenderedText(sprite: sprite, warnings: warnings, lineCount: textLayout.lineCount,
-                            capHeightPixels: max(1, capHeight * scale))
+        drawing.rendered = RenderedText(sprite: drawing.sprite, warnings: warnings, lineCount: textLayout.lineCount,
+                                        capHeightPixels: max(1, capHeight * scale))
+        return drawing
+    }
+
+    /// The lines to draw, shaped: wrapped as `wrap` decides, each in visual order.
+    func shapedLines(_ paragraphs: [ItemizedParagraph], style: TextStyle, capHeight: Double, primary: FontFace) -> [[LineGlyph]] {
+        let emPerCap = Double(primary.unitsPerEm) / Double(primary.capHeightUnits)
+        let lineRanges = FontLibrary.wrap(paragraphs, style: style, capHeight: capHeight, emPerCap: emPerCap)
+        return lineRanges.map { shapeLine(paragraphs[$0.paragraph], range: $0.range) }
     }
 
     /// The lines to draw: each paragraph whole when it fits, or shrinks no further than the legible
@@ -143,54 +154,36 @@ extension FontLibrary {
         return "font \(font) has no glyph for \(shown)\(more), nor does any installed fallback font; drawn as a box"
     }
 
-    /// Rasterises the glyphs of `layout` and composes the sublayers; also tells whether any glyph left ink.
-    private func rasterize(_ layout: TextLayout, style: TextStyle, scale: Double) throws -> (Sprite, Bool) {
+    /// Rasterises the glyphs of `layout` and composes the sublayers.
+    private func rasterize(_ layout: TextLayout, lines: [[LineGlyph]], style: TextStyle, scale: Double) throws -> TextDrawing {
         let outlineRadius26Dot6 = style.outline.map { Int(($0.widthPixels * scale * 64).rounded()) } ?? 0
-        struct PlacedGlyph {
-            var fill: GlyphCoverage
-            var outline: GlyphCoverage?
-            var color: ColorGlyph?
-            var penX: Int
-            var baselineY: Int
-        }
-        var placed: [PlacedGlyph] = []
+        var placed: [TextDrawing.PlacedGlyph] = []
         var ink: PixelRect?
         for glyph in layout.glyphs {
-            let isColor = faces[glyph.glyph.faceID].isColor
-            let color = isColor ? try colorGlyph(glyph.glyph, size26Dot6: layout.size26Dot6) : nil
-            // A colour glyph's silhouette (its alpha) stands in for the fill's coverage in the shadow.
-            let fill = try color?.alphaCoverage ?? coverage(of: glyph.glyph, size26Dot6: layout.size26Dot6, outlineRadius26Dot6: 0)
-            let outline = outlineRadius26Dot6 > 0
-                ? try coverage(of: glyph.glyph, size26Dot6: layout.size26Dot6, outlineRadius26Dot6: outlineRadius26Dot6) : nil
-            for coverage in [fill, outline] {
-                guard let coverage, coverage.width > 0 else { continue }
-                ink = union(ink, coverage.rect(penX: glyph.x, baselineY: glyph.baselineY))
-            }
-            placed.append(PlacedGlyph(fill: fill, outline: outline, color: color, penX: glyph.x, baselineY: glyph.baselineY))
+            let one = try place(glyph, size26Dot6: layout.size26Dot6, outlineRadius26Dot6: outlineRadius26Dot6)
+            if let rect = one.inkRect { ink = ink.map { $0.union(rect) } ?? rect }
+            placed.append(one)
         }
 
         var canvas = layout.layoutBox
         var shadowShift = (x: 0, y: 0), shadowSigma = 0.0
         if let ink {
-            canvas = union(canvas, ink)
+            canvas = canvas.union(ink)
             if let shadow = style.shadow {
                 shadowShift = (Int((shadow.offsetXPixels * scale).rounded()), Int((shadow.offsetYPixels * scale).rounded()))
                 shadowSigma = shadow.blurPixels * scale / 2
                 let spread = CoveragePlane.blurExtent(sigma: shadowSigma)
-                canvas = union(canvas, PixelRect(x: ink.x + shadowShift.x - spread, y: ink.y + shadowShift.y - spread,
-                                                 width: ink.width + 2 * spread, height: ink.height + 2 * spread))
+                canvas = canvas.union(PixelRect(x: ink.x + shadowShift.x - spread, y: ink.y + shadowShift.y - spread,
+                                                width: ink.width + 2 * spread, height: ink.height + 2 * spread))
             }
         }
         guard canvas.width <= TextLimits.maximumImageSide, canvas.height <= TextLimits.maximumImageSide,
               canvas.width * canvas.height <= TextLimits.maximumImagePixels else {
             throw TextRenderingError.renderedTooLarge(width: canvas.width, height: canvas.height)
         }
-        // Text coordinates to image coordinates.
-        let dx = -canvas.x, dy = -canvas.y
-
         var layoutBox = layout.layoutBox
-        layoutBox.x += dx
-        layoutBox.y += dy
+        layoutBox.x -= canvas.x
+        layoutBox.y -= canvas.y
         var composition = TextComposition(fill: CoveragePlane(width: canvas.width, height: canvas.height), fillColor: style.color)
         if let outline = style.outline, outlineRadius26Dot6 > 0 {
             composition.outline = (CoveragePlane(width: canvas.width, height: canvas.height), outline.color)
@@ -203,28 +196,32 @@ extension FontLibrary {
             plate.fillRoundedRect(layoutBox, radius: box.cornerRadiusPixels * scale)
             composition.plate = (plate, box.color)
         }
-        for glyph in placed {
-            let penX = glyph.penX + dx, baselineY = glyph.baselineY + dy
-            if let color = glyph.color {
-                composition.drawColor(color, penX: penX, baselineY: baselineY)
-            } else {
-                composition.fill.drawMax(glyph.fill, penX: penX, baselineY: baselineY)
-            }
-            // The shadow is cast by everything the text paints: fill and outline.
-            composition.shadow?.plane.drawMax(glyph.fill, penX: penX + shadowShift.x, baselineY: baselineY + shadowShift.y)
-            if let coverage = glyph.outline {
-                composition.outline?.plane.drawMax(coverage, penX: penX, baselineY: baselineY)
-                composition.shadow?.plane.drawMax(coverage, penX: penX + shadowShift.x, baselineY: baselineY + shadowShift.y)
-            }
-        }
-        composition.shadow?.plane.gaussianBlur(sigma: shadowSigma)
-        let image = composition.image(width: canvas.width, height: canvas.height)
-        return (Sprite(image: image, layoutBox: layoutBox), ink != nil)
+        let drawing = TextDrawing(style: style, lines: lines, layout: layout, scale: scale, canvas: canvas,
+                                  outlineRadius26Dot6: outlineRadius26Dot6, shadowShift: shadowShift, shadowSigma: shadowSigma,
+                                  placed: placed, composition: composition, layoutBox: layoutBox, hasInk: ink != nil)
+        let whole = PixelRect(x: 0, y: 0, width: canvas.width, height: canvas.height)
+        drawing.drawGlyphs(in: whole)
+        drawing.composition.shadow?.plane.gaussianBlur(sigma: shadowSigma)
+        drawing.image = drawing.composition.image(width: canvas.width, height: canvas.height)
+        return drawing
     }
 
-    private func union(_ a: PixelRect?, _ b: PixelRect) -> PixelRect {
-        guard let a else { return b }
-        let left = min(a.x, b.x), top = min(a.y, b.y)
-        return PixelRect(x: left, y: top, width: max(a.maxX, b.maxX) - left, height: max(a.maxY, b.maxY) - top)
+    /// One glyph's bitmaps (from the cache when drawn before) at its place in text coordinates.
+    func place(_ glyph: TextLayout.PlacedGlyph, size26Dot6: Int, outlineRadius26Dot6: Int) throws -> TextDrawing.PlacedGlyph {
+        let color = faces[glyph.glyph.faceID].isColor ? try colorGlyph(glyph.glyph, size26Dot6: size26Dot6) : nil
+        // A colour glyph's silhouette (its alpha) stands in for the fill's coverage in the shadow.
+        let fill = try color?.alphaCoverage ?? coverage(of: glyph.glyph, size26Dot6: size26Dot6, outlineRadius26Dot6: 0)
+        let outline = outlineRadius26Dot6 > 0
+            ? try coverage(of: glyph.glyph, size26Dot6: size26Dot6, outlineRadius26Dot6: outlineRadius26Dot6) : nil
+        return TextDrawing.PlacedGlyph(glyph: glyph.glyph, fill: fill, outline: outline, color: color,
+                                       penX: glyph.x, baselineY: glyph.baselineY)
+    }
+}
+
+extension PixelRect {
+    /// The smallest rectangle holding both.
+    func union(_ other: PixelRect) -> PixelRect {
+        let left = min(x, other.x), top = min(y, other.y)
+        return PixelRect(x: left, y: top, width: max(maxX, other.maxX) - left, height: max(maxY, other.maxY) - top)
     }
 }

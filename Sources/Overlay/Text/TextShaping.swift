@@ -16,6 +16,8 @@ struct ItemizedParagraph {
     var runs: [TextRun]
     /// Each scalar's share of the shaped advance, in ems (a cluster's advance goes to its first scalar).
     var advanceEms: [Double]
+    /// Each run shaped whole (in `runs` order): a line that holds a whole run reuses it.
+    var shapedRuns: [[ShapedGlyph]]
 }
 
 /// A glyph placed on a line, in its face's design units; lines list glyphs left to right.
@@ -41,30 +43,37 @@ extension FontLibrary {
         }
         let codepoints = scalars.map(\.value)
         var advances = [Double](repeating: 0, count: scalars.count)
+        var shapedRuns: [[ShapedGlyph]] = []
         for run in runs {
             let face = faces[run.faceID]
-            for glyph in face.shaper.shape(paragraph: codepoints, range: run.range, rightToLeft: run.level & 1 == 1, script: run.script) {
+            let glyphs = face.shaper.shape(paragraph: codepoints, range: run.range, rightToLeft: run.level & 1 == 1, script: run.script)
+            for glyph in glyphs {
                 advances[glyph.cluster] += Double(glyph.xAdvance) / Double(face.unitsPerEm)
             }
+            shapedRuns.append(glyphs)
         }
-        return ItemizedParagraph(scalars: scalars, codepoints: codepoints, bidi: bidi, runs: runs, advanceEms: advances)
+        return ItemizedParagraph(scalars: scalars, codepoints: codepoints, bidi: bidi, runs: runs, advanceEms: advances,
+                                 shapedRuns: shapedRuns)
     }
 
     /// Shapes `range` of `paragraph` as one line: its runs clipped to the range, put in visual
     /// order (bidi rule L2), each shaped with its face. Glyphs come out left to right.
     func shapeLine(_ paragraph: ItemizedParagraph, range: Range<Int>) -> [LineGlyph] {
-        let pieces = paragraph.runs.compactMap { run -> TextRun? in
-            let clipped = run.range.clamped(to: range)
+        let pieces = paragraph.runs.indices.compactMap { index -> (run: TextRun, whole: Int?)? in
+            var piece = paragraph.runs[index]
+            let clipped = piece.range.clamped(to: range)
             guard !clipped.isEmpty else { return nil }
-            var piece = run
+            let whole = clipped == piece.range ? index : nil
             piece.range = clipped
-            return piece
+            return (piece, whole)
         }
         var glyphs: [LineGlyph] = []
-        for index in visualOrder(ofRunLevels: pieces.map(\.level)) {
-            let run = pieces[index]
-            let shaped = faces[run.faceID].shaper.shape(paragraph: paragraph.codepoints, range: run.range,
-                                                       rightToLeft: run.level & 1 == 1, script: run.script)
+        for index in visualOrder(ofRunLevels: pieces.map(\.run.level)) {
+            let (run, whole) = pieces[index]
+            // A run the line holds whole shapes as it did for measuring (same text, same context).
+            let shaped = whole.map { paragraph.shapedRuns[$0] }
+                ?? faces[run.faceID].shaper.shape(paragraph: paragraph.codepoints, range: run.range,
+                                                  rightToLeft: run.level & 1 == 1, script: run.script)
             glyphs.append(contentsOf: shaped.map { LineGlyph(faceID: run.faceID, shaped: $0) })
         }
         return glyphs
