@@ -42,6 +42,10 @@ public final class Compositor {
     let fonts: FontLibrary
     private let warn: (String) -> Void
     private var prepared: [Geometry: [PreparedLayer]] = [:]
+    /// The timecode clock of the video being marked, for timed texts that show a timecode;
+    /// set by the pipeline once it knows the input (nil: a still image).
+    public var timecode: Timecode?
+
     /// Timed text frames drawn by redrawing only changed glyphs, and by preparing the layer
     /// afresh (internal: the tests check that the fast path is the one taken).
     private(set) var timedTextRedraws = 0, timedTextFullDraws = 0
@@ -144,7 +148,8 @@ public final class Compositor {
         for (index, spec) in layers.enumerated() {
             let named = { [unowned self] (message: String) in self.warnOnce("\(Self.name(of: spec, index: index)): \(message)") }
             if case .timedText(let timed) = spec.content {
-                result.append(try prepareTimedText(spec, index: index, text: timed.text(.zero), geometry: geometry, warn: named))
+                let text = timed.text(TimedText.Frame(time: .zero, timecode: timecode))
+                result.append(try prepareTimedText(spec, index: index, text: text, geometry: geometry, warn: named))
                 continue
             }
             let sprite: Sprite
@@ -181,7 +186,7 @@ public final class Compositor {
         var layersForFrame = try preparedLayers(for: geometry)
         for (index, spec) in layers.enumerated() {
             guard case .timedText(let timed) = spec.content, Self.opacityByte(spec.timeline.state(at: time).opacity) > 0 else { continue }
-            let text = timed.text(time)
+            let text = timed.text(TimedText.Frame(time: time, timecode: timecode))
             guard text != layersForFrame[index].timedText else { continue }
             var layer: PreparedLayer
             if let redrawn = try redrawTimedText(layersForFrame[index], spec: spec, text: text, geometry: geometry) {

@@ -157,16 +157,35 @@ public struct LayerPreparationError: Error, CustomStringConvertible {
     }
 }
 
-/// The text of a layer as a function of presentation time, evaluated for every frame drawn.
+/// The text of a layer as a function of the frame it is drawn on, evaluated for every frame.
 ///
-/// The function must be pure (the same time gives the same text, as the guarantees ask of every
+/// The function must be pure (the same frame gives the same text, as the guarantees ask of every
 /// mark) and cheap: it runs once per frame. Consecutive frames with the same text reuse the
-/// prepared mark; a changed text is shaped and composed again, its glyphs coming from the font
-/// library's cache, so only glyphs never drawn before are rasterised.
+/// prepared mark; a changed text is redrawn where it changed (see `TextDrawing`), its glyphs
+/// coming from the font library's cache, so only glyphs never drawn before are rasterised.
 public struct TimedText: Sendable {
-    public let text: @Sendable (PresentationTime) -> String
+    /// What the text of a frame may depend on.
+    public struct Frame: Sendable {
+        /// Seconds since the first frame.
+        public var time: PresentationTime
+        /// The video's timecode clock (frame rate and start timecode) as the pipeline set it on
+        /// the compositor (`Compositor.timecode`); nil for a still image.
+        public var timecode: Timecode?
 
-    public init(_ text: @escaping @Sendable (PresentationTime) -> String) {
+        public init(time: PresentationTime, timecode: Timecode? = nil) {
+            self.time = time
+            self.timecode = timecode
+        }
+    }
+
+    public let text: @Sendable (Frame) -> String
+
+    public init(frame text: @escaping @Sendable (Frame) -> String) {
         self.text = text
+    }
+
+    /// A text that depends on the presentation time only.
+    public init(_ text: @escaping @Sendable (PresentationTime) -> String) {
+        self.text = { text($0.time) }
     }
 }

@@ -51,7 +51,7 @@ import Testing
 
     @Test func validationAndWarningsHappenOnceNotPerFrame() throws {
         let warnings = WarningList()
-        let timed = LayerSpec(content: .timedText(TimedText { _ in "\u{E000} changing" }), sizeFraction: 0.05, opacity: 1,
+        let timed = LayerSpec(content: .timedText(TimedText { (_: PresentationTime) in "\u{E000} changing" }), sizeFraction: 0.05, opacity: 1,
                               timeline: LayerTimeline(xPercent: 0, yPercent: 0))
         let compositor = Compositor(layers: [timed], fonts: try FontLibrary(), warn: { warnings.append($0) })
         try compositor.validate()
@@ -61,7 +61,7 @@ import Testing
         #expect(warnings.messages.count == 1)
         #expect(warnings.messages.first?.hasPrefix("layer 1: font DejaVu Sans has no glyph for U+E000") == true)
         // A timed text that is empty at some time fails like a fixed one, naming the layer.
-        let empty = Compositor(layers: [LayerSpec(content: .timedText(TimedText { _ in "" }), sizeFraction: 0.05, opacity: 1,
+        let empty = Compositor(layers: [LayerSpec(content: .timedText(TimedText { (_: PresentationTime) in "" }), sizeFraction: 0.05, opacity: 1,
                                                   timeline: LayerTimeline(xPercent: 0, yPercent: 0))], fonts: try FontLibrary())
         #expect(throws: LayerPreparationError.self) { try empty.validate() }
     }

@@ -87,7 +87,7 @@ extension Compositor {
         switch spec.content {
         case .timedText(let timed):
             var fixed = spec
-            fixed.content = .text(timed.text(time))
+            fixed.content = .text(timed.text(TimedText.Frame(time: time, timecode: timecode)))
             return try makeSprite(fixed, displayWidth: displayWidth, displayHeight: displayHeight, warn: warn)
         case .text:
             return try textStyleAndRendering(spec, displayWidth: displayWidth, displayHeight: displayHeight, keepDrawing: false, warn: warn).sprite

@@ -26,7 +26,7 @@ enum LayerFields {
 
     static var all: [ConfigField<LayerTemplate>] { [
         // Content: exactly one of text and image (checked before anything else; it decides the kind).
-        ConfigField("text", kinds: [.text], summary: "the text; {name} placeholders from --var or the CSV, {{ and }} literal braces",
+        ConfigField("text", kinds: [.text], summary: "the text; {name} placeholders from --var or the CSV, {timecode} {pts} per frame, {date} {time} of the job's start, {{ and }} literal braces; shaped and reordered for every script, emoji in colour",
                     values: "a string", read: { json, layer, _ in layer.content = .text(try textTemplate(json)) }),
         ConfigField("imageUrl", kinds: [.image], summary: "TPStreams' name for \"image\"", values: "a string",
                     read: { json, layer, context in layer.content = .image(try imageSource(json, baseDirectory: context.baseDirectory)) }),
@@ -46,9 +46,15 @@ enum LayerFields {
         .number("size", \.sizeFraction, in: 0.001...1, default: PerKind(text: 0.04, image: 0.16),
                 "text: cap height; image: its longer side; a fraction of the frame's short side"),
 
-        ConfigField("font", kinds: [.text], summary: "a fontconfig family (\"DejaVu Serif:bold\") or a font file (relative to the config)",
+        ConfigField("font", kinds: [.text], summary: "a fontconfig pattern (\"DejaVu Serif:bold\", \"Noto Sans:italic\", \"Noto Sans:weight=600\") or a font file (relative to the config); a family not installed falls back to \(FontLibrary.defaultFamily) with a warning",
                     values: "default \(FontLibrary.defaultFamily)", setDefault: { layer, _ in layer.font = .family(FontLibrary.defaultFamily) },
                     read: { json, layer, context in layer.font = try font(json, baseDirectory: context.baseDirectory) }),
+        ConfigField("weight", kinds: [.text], summary: "the font's weight, over the pattern's (CSS scale: 400 regular, 700 bold)",
+                    values: "100…900 or " + FontWeight.knownNames.joined(separator: ", ") + "; default the pattern's",
+                    read: { json, layer, _ in layer.font.weight = try weight(json) }),
+        ConfigField("style", kinds: [.text], summary: "upright or slanted letters, over the pattern's",
+                    values: FontStyle.allCases.map(\.rawValue).joined(separator: ", ") + "; default the pattern's",
+                    read: { json, layer, _ in layer.font.style = try choice(json, among: FontStyle.allCases) }),
         .color("color", \.color, default: .white, "the text's colour (an image keeps its own)"),
         .clampedNumber("opacity", \.opacity, in: 0...1, default: PerKind(text: 0.3, image: 1),
                        "multiplies the colour's and the image's own alpha"),
@@ -63,7 +69,15 @@ enum LayerFields {
         .clampedNumber("y", \.yPercent, in: 0...100, default: PerKind(text: 0, image: 88), unit: " percent", "likewise from the top"),
         .number("inset", \.insetFraction, in: 0...0.45, default: PerKind(0.03), "the margin kept free at the frame's edges"),
         .number("maxWidth", \.maxWidthFraction, in: 0.01...1, default: PerKind(0.9), kinds: [.text],
-                "text wider than this fraction of the frame's width is shrunk to fit"),
+                "text wider than this fraction of the frame's width is shrunk to fit (long text wraps first, see maxLines)"),
+        ConfigField("maxLines", kinds: [.text],
+                    summary: "lines a long text may wrap onto (at spaces; in an e-mail after @ and .) before it shrinks below the legible size, max(0.025 of the short side, 9 px)",
+                    values: "1…10; default 2", setDefault: { layer, _ in layer.maxLines = 2 },
+                    read: { json, layer, _ in layer.maxLines = try wholeNumber(json, in: 1...10) }),
+        ConfigField("align", kinds: [.text], summary: "how the lines of a wrapped or multi-line text line up",
+                    values: TextAlignment.allCases.map(\.rawValue).joined(separator: ", ") + "; default center",
+                    setDefault: { layer, _ in layer.alignment = .center },
+                    read: { json, layer, _ in layer.alignment = try choice(json, among: TextAlignment.allCases) }),
 
         .object("outline", \.outline, kinds: [.text], initial: LayerSpec.Outline(widthFraction: 0, color: .black), fields: [
             .number("width", \.widthFraction, in: 0...0.1, default: PerKind(0.003), "the band's width"),
@@ -120,6 +134,9 @@ enum LayerFields {
         }
         if let skip = present["skip"], layer.visibility.intervalMilliseconds == nil {
             throw skip.fail("needs \"interval\" (ms shown before each skip)")
+        }
+        if case .file = layer.font.source, let field = present["weight"] ?? present["style"] {
+            throw field.fail("applies to a font family; a font file is one face (name another file, or a family)")
         }
         if layer.tile != nil, let animation = present["animation"] {
             throw animation.fail("a tiled layer covers the whole frame and cannot move")
@@ -183,8 +200,39 @@ enum LayerFields {
     private static func font(_ json: JSONField, baseDirectory: String) throws -> FontSpec {
         let name = try json.string()
         guard !name.isEmpty else { throw json.fail("is empty") }
-        guard name.contains("/") || name.lowercased().hasSuffix(".ttf") || name.lowercased().hasSuffix(".otf") else { return .family(name) }
+        guard name.contains("/") || name.lowercased().hasSuffix(".ttf") || name.lowercased().hasSuffix(".otf") else {
+            // fontconfig itself ignores what it does not know ("DejaVu Serif:bolt"): refuse it here.
+            if let problem = FontSpec.problem(inPattern: name) { throw json.fail(problem) }
+            return .family(name)
+        }
         return .file(name.hasPrefix("/") ? name : (baseDirectory as NSString).appendingPathComponent(name))
+    }
+
+    /// A CSS weight (100…900) or its name ("bold", "semibold").
+    private static func weight(_ json: JSONField) throws -> FontWeight {
+        if case .string(let name) = json.value {
+            guard let weight = FontWeight(name: name) else {
+                throw json.fail("unknown weight '\(name)' (100…900 or one of: \(FontWeight.knownNames.joined(separator: ", ")))")
+            }
+            return weight
+        }
+        return FontWeight(try wholeNumber(json, in: 100...900))!
+    }
+
+    /// One of a few names.
+    private static func choice<Choice: RawRepresentable<String>>(_ json: JSONField, among choices: [Choice]) throws -> Choice {
+        let name = try json.string()
+        guard let choice = choices.first(where: { $0.rawValue == name }) else {
+            throw json.fail("unknown value '\(name)' (one of: \(choices.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return choice
+    }
+
+    /// A whole number in `range`.
+    private static func wholeNumber(_ json: JSONField, in range: ClosedRange<Int>) throws -> Int {
+        let number = try json.number(in: Double(range.lowerBound)...Double(range.upperBound))
+        guard number == number.rounded() else { throw json.fail("must be a whole number") }
+        return Int(number)
     }
 
     static let anchorNames = ["top-left", "top", "top-right", "left", "center", "right", "bottom-left", "bottom", "bottom-right"]

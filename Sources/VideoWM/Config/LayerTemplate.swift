@@ -33,6 +33,9 @@ public struct LayerTemplate: Sendable {
     public var yPercent: Double = 0
     public var insetFraction: Double = 0
     public var maxWidthFraction: Double = 0
+    /// Lines a long text may wrap onto before it shrinks below the legible size.
+    public var maxLines: Int = 2
+    public var alignment: TextAlignment = .center
     public var outline: LayerSpec.Outline?
     public var shadow: LayerSpec.Shadow?
     public var box: LayerSpec.Box?

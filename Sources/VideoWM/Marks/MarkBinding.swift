@@ -4,10 +4,11 @@ import Overlay
 
 extension WatermarkConfig {
     /// Checks that `variables` give a value to every placeholder.
+    /// `{timecode}`, `{pts}`, `{date}` and `{time}` are always known (`TextTokens`).
     public func checkVariables(_ variables: [String: String]) throws {
         for layer in layers {
             guard case .text(let template) = layer.content else { continue }
-            for name in template.variableNames where variables[name] == nil {
+            for name in template.variableNames where variables[name] == nil && !TextTokens.all.contains(name) {
                 let known = variables.keys.sorted()
                 throw ConfigError(file: file, path: layer.path + ".text",
                                   problem: "unknown placeholder '{\(name)}' (give it with --var \(name)=VALUE\(known.isEmpty ? "" : "; known: \(known.joined(separator: ", "))"))")
@@ -19,17 +20,32 @@ extension WatermarkConfig {
     /// images decoded (each path once, through `images`). Each spec's `origin` names this
     /// file and the layer's JSON path, so a layer dropped by `unless` does not shift the
     /// path a later layer's error names.
-    public func layerSpecs(variables: [String: String], images: ImageCache) throws -> [LayerSpec] {
+    ///
+    /// A text with `{timecode}` or `{pts}` becomes a timed text, evaluated per frame; its random
+    /// animation's default seed is the text with those placeholders left as written, so the
+    /// path stays the same all along the video. `{date}` and `{time}` are the job's start
+    /// (`jobValues`) unless a variable of that name is given.
+    public func layerSpecs(variables: [String: String], images: ImageCache,
+                           jobValues: [String: String] = TextTokens.jobValues()) throws -> [LayerSpec] {
         try checkVariables(variables)
+        let values = jobValues.merging(variables) { _, given in given }
         var specs: [LayerSpec] = []
         for layer in layers where !layer.isExcluded(by: variables) {
             let content: LayerSpec.Content
             let seedText: String
             switch layer.content {
             case .text(let template):
-                let text = template.render(variables)
-                content = .text(text)
-                seedText = text
+                let perFrame = Set(template.variableNames).intersection(TextTokens.perFrame).subtracting(values.keys)
+                if perFrame.isEmpty {
+                    let text = template.render(values)
+                    content = .text(text)
+                    seedText = text
+                } else {
+                    content = .timedText(TimedText(frame: { frame in
+                        template.render(values.merging(TextTokens.frameValues(frame)) { given, _ in given })
+                    }))
+                    seedText = template.render(values.merging(perFrame.map { ($0, "{\($0)}") }) { given, _ in given })
+                }
             case .image(let source):
                 do {
                     switch try images.logo(at: source) {
@@ -52,7 +68,8 @@ extension WatermarkConfig {
                 outline: layer.outline, shadow: layer.shadow, box: layer.box, tile: layer.tile,
                 timeline: layer.timeline(renderedText: seedText),
                 origin: LayerSpec.Origin(file: file, path: layer.path),
-                hdrWhiteNits: layer.hdrWhiteNits, convention: layer.convention, imageBox: layer.imageBox))
+                hdrWhiteNits: layer.hdrWhiteNits, convention: layer.convention, imageBox: layer.imageBox,
+                maxLines: layer.maxLines, alignment: layer.alignment))
         }
         return specs
     }

@@ -90,6 +90,7 @@ final class MarkedOutput {
         let scaled = VideoEncoderConfiguration.scaledPicture(of: source.video, settings: settings, layout: configuration.pixelFormat.planarLayout!)
         let picture = scaled ?? (source.width, source.height)
         let pixelAspect = scaled == nil ? source.pixelAspect : .square
+        compositor.timecode = source.input.timecode(of: source.stream, warn: warn)
         try LayerError.rethrowing {
             try compositor.prepare(storedWidth: picture.width, storedHeight: picture.height, rotation: source.rotation, pixelAspect: pixelAspect)
         }

@@ -71,10 +71,11 @@ public enum ContactSheet {
 
     /// Writes the sheet of `frames` frames of `video` to `output`.
     public static func make(video: String, output: String, frames: Int = defaultFrameCount, compositor: Compositor,
-                            overwrite: Bool) throws {
+                            overwrite: Bool, warn: WarningHandler = { _ in }) throws {
         precondition((1...frameCountLimit).contains(frames), "frame count out of range")
         _ = try StillImageWriter.checkFormat(output)
         let locator = try VideoFrameLocator(path: video)
+        compositor.timecode = locator.timecode(warn: warn)
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [video])
         guard let duration = locator.durationSeconds else {
             throw MediaError(file: video, detail: "its duration is unknown, so frames cannot be spread over it")

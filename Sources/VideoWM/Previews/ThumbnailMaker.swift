@@ -6,9 +6,10 @@ import Overlay
 /// marks it, written upright as a still.
 public enum ThumbnailMaker {
     public static func make(video: String, output: String, at seconds: Double, compositor: Compositor, overwrite: Bool,
-                            quality: Int = 90) throws {
+                            quality: Int = 90, warn: WarningHandler = { _ in }) throws {
         _ = try StillImageWriter.checkFormat(output)
         let locator = try VideoFrameLocator(path: video)
+        compositor.timecode = locator.timecode(warn: warn)
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [video])
         let located = try locator.frame(at: PresentationTime(seconds: seconds))
         if located.isLast, let duration = locator.durationSeconds, seconds > duration + 0.5 {

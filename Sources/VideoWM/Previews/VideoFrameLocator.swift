@@ -57,6 +57,11 @@ final class VideoFrameLocator {
         firstTimestamp = Self.timestamp(of: first)
     }
 
+    /// The video's timecode clock for `{timecode}` (see `InputFile.timecode(of:warn:)`).
+    func timecode(warn: WarningHandler) -> Timecode? {
+        input.timecode(of: stream, warn: warn)
+    }
+
     private static func open(_ path: String) throws -> (InputFile, Decoder, InputStream) {
         let input = try InputFile(path: path)
         guard let stream = input.bestVideoStream() else { throw MediaError(file: path, detail: "has no video stream") }

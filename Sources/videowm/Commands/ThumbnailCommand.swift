@@ -39,6 +39,6 @@ struct ThumbnailCommand: ToolCommand {
         outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
         try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: outputOptions.overwrite,
-                                quality: quality)
+                                quality: quality, warn: console.warningHandler)
     }
 }
