@@ -22,6 +22,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/dict.h>
+#include <libavutil/sha.h>
 
 // AVERROR(e) is a function-like macro; Swift cannot import it.
 static inline int vwm_averror(int e) { return AVERROR(e); }

@@ -75,7 +75,8 @@ enum PartialOutputFiles {
         return removed.sorted()
     }
 
-    private static func removeIfUnlocked(_ path: String) -> Bool {
+    /// Removes `path` when no process holds a lock on it; whether it did.
+    static func removeIfUnlocked(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }
         defer { close(fd) }

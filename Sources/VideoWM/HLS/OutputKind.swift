@@ -1,0 +1,65 @@
+import Foundation
+import Animation
+
+/// What an output path asks for, from its extension: one media file, or an HLS presentation
+/// (`.m3u8`: a playlist and its segments). DASH (`.mpd`) is refused: FFmpeg's dash muxer writes
+/// its segments straight under their final names, outside the temporary-then-rename guarantee,
+/// and an HLS presentation plays in the same players (hls.js, Safari, ExoPlayer, Shaka).
+enum OutputKind: Equatable {
+    case file
+    case hlsPresentation
+
+    init(path: String) throws {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "m3u8": self = .hlsPresentation
+        case "mpd":
+            throw RequestError(subject: path, problem: "DASH output (.mpd) is not written; write an HLS presentation (.m3u8), which DASH players such as Shaka and ExoPlayer also play")
+        default: self = .file
+        }
+    }
+}
+
+/// How an HLS output is cut: `--segment SECONDS` (default 6, Apple's recommendation) and, for
+/// a batch, the folder of the segments every row shares.
+public struct HLSSettings: Sendable, Equatable {
+    public static let defaultSegmentDuration = PresentationTime(value: 6, timescale: 1)
+
+    public var segmentDuration: PresentationTime
+    /// nil: beside the outputs (batch), or no sharing (transcode).
+    public var sharedFolder: String?
+
+    public init(segmentDuration: PresentationTime = HLSSettings.defaultSegmentDuration, sharedFolder: String? = nil) {
+        self.segmentDuration = segmentDuration
+        self.sharedFolder = sharedFolder
+    }
+}
+
+/// Which frames start a segment when the video is re-encoded: the first frame at or after each
+/// whole multiple of the interval, counted from the first frame. The encoder is told to make
+/// those frames keyframes, and the segmenter cuts at the same frames, both through this.
+struct IntervalBoundaries {
+    let interval: PresentationTime
+    private var origin: PresentationTime?
+    private var nextMultiple: Int64 = 1
+
+    init(interval: PresentationTime) {
+        precondition(interval > .zero, "a segment interval must be positive")
+        self.interval = interval
+    }
+
+    /// Whether the frame (or keyframe) shown at `time` starts a segment; call in presentation
+    /// order. The first call starts the first segment.
+    mutating func startsSegment(at time: PresentationTime) -> Bool {
+        guard let origin else {
+            origin = time
+            return true
+        }
+        let elapsed = time - origin
+        guard elapsed >= PresentationTime(value: nextMultiple * interval.value, timescale: interval.timescale) else { return false }
+        // The next boundary is the first whole multiple past this time (a gap longer than the
+        // interval gives one boundary after it, not several).
+        let passed = Int128(elapsed.value) * Int128(interval.timescale) / (Int128(elapsed.timescale) * Int128(interval.value))
+        nextMultiple = Int64(passed) + 1
+        return true
+    }
+}
