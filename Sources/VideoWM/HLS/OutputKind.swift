@@ -9,7 +9,7 @@ enum OutputKind: Equatable {
     case file
     case hlsPresentation
 
-    init(path: String) throws {
+    init(path: String) throws(RequestError) {
         switch (path as NSString).pathExtension.lowercased() {
         case "m3u8": self = .hlsPresentation
         case "mpd":

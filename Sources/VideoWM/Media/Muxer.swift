@@ -1,40 +1,58 @@
 import CFFmpeg
 
-/// Where the packets of one output stream go: a muxer's stream (`MuxedStream`), and later
-/// other destinations (an HLS segmenter). Encoders, stream copiers and audio and subtitle
-/// converters all write through this, so a stream's packets may come from several of them.
-protocol PacketSink: AnyObject {
-    /// Writes `packet`, whose timestamps count in `timeBase`; the sink rescales them.
-    func write(_ packet: Packet, timeBase: Rational) throws
-}
-
 /// An owned muxing `AVFormatContext` writing to `path`, with the container chosen from
-/// `target`'s extension (the real output; `path` is its temporary sibling).
+/// `target`'s extension (the real output; `path` is its temporary sibling), or writing a
+/// fragmented MP4 into memory for an HLS presentation.
 final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
     let target: String
+    /// Whether the bytes go into memory, to be taken fragment by fragment (`cutFragment`).
+    let writesFragmentsInMemory: Bool
+    /// When set, every packet goes to the router instead of being muxed (see `MuxerPacketRouter`).
+    weak var packetRouter: MuxerPacketRouter?
     private var headerWritten = false
     private var ioOpen = false
     /// Ticks added to every timestamp of an output stream before muxing, by stream index.
     private var timestampShifts: [Int: Int64] = [:]
 
     init(path: String, target: String) throws {
-        self.path = path
-        self.target = target
         guard let format = av_guess_format(nil, target, nil) else {
             throw RequestError(subject: target, problem: "unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
         }
+        context = try Self.allocate(format: format, path: path, target: target)
+        self.path = path
+        self.target = target
+        writesFragmentsInMemory = false
+    }
+
+    /// A fragmented-MP4 muxer writing into memory: the initialization segment and media
+    /// segments of the HLS presentation whose playlist is `target`.
+    init(fragmentedMP4For target: String) throws {
+        guard let format = av_guess_format("mp4", nil, nil) else { throw ResourceError.memory("finding the MP4 muxer") }
+        context = try Self.allocate(format: format, path: "", target: target)
+        path = ""
+        self.target = target
+        writesFragmentsInMemory = true
+    }
+
+    private static func allocate(format: UnsafePointer<AVOutputFormat>, path: String, target: String) throws -> UnsafeMutablePointer<AVFormatContext> {
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         let code = avformat_alloc_output_context2(&ctx, format, nil, path)
         try check(code, OutputError.call("creating the output", file: target, stage: .creating))
         guard let ctx else { throw ResourceError.memory("creating the output") }
-        context = ctx
         ctx.pointee.interrupt_callback.callback = { _ in Interruption.isRequested ? 1 : 0 }
+        return ctx
     }
 
     deinit {
-        if ioOpen { avio_closep(&context.pointee.pb) }
+        if ioOpen {
+            if writesFragmentsInMemory {
+                _ = takeMemoryBytes()
+            } else {
+                avio_closep(&context.pointee.pb)
+            }
+        }
         avformat_free_context(context)
     }
 
@@ -61,6 +79,8 @@ final class Muxer {
 
     /// Matroska and WebM (one muxer family).
     var isMatroskaFamily: Bool { ["matroska", "webm"].contains(formatName) }
+
+    var streamCount: Int { Int(context.pointee.nb_streams) }
 
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
@@ -153,7 +173,10 @@ final class Muxer {
     // MARK: Writing
 
     func writeHeader(options: [String: String]) throws {
-        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+        if writesFragmentsInMemory {
+            try check(avio_open_dyn_buf(&context.pointee.pb), OutputError.call("opening a memory buffer", file: target, stage: .creating))
+            ioOpen = true
+        } else if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
             var options: OpaquePointer?
             av_dict_set(&options, "protocol_whitelist", "file", 0)
             let code = avio_open2(&context.pointee.pb, "file:" + path, AVIO_FLAG_WRITE, &context.pointee.interrupt_callback, &options)
@@ -196,19 +219,69 @@ final class Muxer {
         return shifts
     }
 
-    /// Writes a packet whose stream index and timestamps are already the output stream's.
+    /// Writes a packet whose stream index and timestamps are already the output stream's
+    /// (or hands it to the `packetRouter`).
     func write(_ packet: Packet) throws {
+        if let packetRouter {
+            try packetRouter.route(packet)
+            return
+        }
         if let shift = timestampShifts[packet.streamIndex] { packet.shift(by: shift) }
         let code = av_interleaved_write_frame(context, packet.pointer)
         try check(code, OutputError.call("writing", file: target))
         try checkIOError()
     }
 
+    // MARK: Fragments in memory
+
+    /// The media type and time base of output stream `index` (final once the header is written).
+    func streamKind(_ index: Int) -> (type: MediaType, timeBase: Rational) {
+        precondition(index >= 0 && index < Int(context.pointee.nb_streams), "stream index out of range")
+        let stream = context.pointee.streams[index]!
+        return (MediaType(stream.pointee.codecpar.pointee.codec_type), Rational(stream.pointee.time_base))
+    }
+
+    /// Writes a packet into the fragment being built, in the order given (no interleaving).
+    func writeIntoFragment(_ packet: Packet) throws {
+        precondition(writesFragmentsInMemory, "only a fragmenting muxer writes into fragments")
+        try check(av_write_frame(context, packet.pointer), OutputError.call("writing", file: target))
+    }
+
+    /// Ends the fragment being built and returns every byte written since the last cut. The
+    /// first cut also holds the initialization section (`ftyp`, `moov`), which the muxer writes
+    /// when the first fragment is flushed (`delay_moov`), so its edit lists know where each track
+    /// starts; a cut may hold only that section, the fragment's bytes then come with the next.
+    func cutFragment() throws -> [UInt8] {
+        precondition(writesFragmentsInMemory && headerWritten, "cutting a fragment needs a fragmenting muxer with its header written")
+        try check(av_write_frame(context, nil), OutputError.call("writing", file: target))
+        let bytes = takeMemoryBytes()
+        ioOpen = false
+        try check(avio_open_dyn_buf(&context.pointee.pb), OutputError.call("opening a memory buffer", file: target))
+        ioOpen = true
+        return bytes
+    }
+
+    /// Closes the memory buffer and returns what it held.
+    private func takeMemoryBytes() -> [UInt8] {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        let size = avio_close_dyn_buf(context.pointee.pb, &buffer)
+        context.pointee.pb = nil
+        defer { av_free(buffer) }
+        guard let buffer, size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+    }
+
     /// Writes the trailer and closes the file, reporting any write error seen on the way
-    /// (a full disk must not end in a "successful" truncated file).
+    /// (a full disk must not end in a "successful" truncated file). A fragmenting muxer's
+    /// trailer is dropped: its presentation ends with the last cut.
     func finish() throws {
         precondition(headerWritten, "finish before writeHeader")
         try check(av_write_trailer(context), OutputError.call("finishing", file: target))
+        if writesFragmentsInMemory {
+            _ = takeMemoryBytes()
+            ioOpen = false
+            return
+        }
         try checkIOError()
         if ioOpen {
             let code = avio_closep(&context.pointee.pb)
@@ -221,27 +294,5 @@ final class Muxer {
         if let pb = context.pointee.pb, pb.pointee.error < 0 {
             try check(pb.pointee.error, OutputError.call("writing", file: target))
         }
-    }
-}
-
-/// One stream of a muxer, as the destination of its packets.
-final class MuxedStream: PacketSink {
-    let stream: UnsafeMutablePointer<AVStream>
-    private unowned let muxer: Muxer
-
-    init(muxer: Muxer, stream: UnsafeMutablePointer<AVStream>) {
-        self.muxer = muxer
-        self.stream = stream
-    }
-
-    var index: Int { Int(stream.pointee.index) }
-
-    /// The stream's time base; the muxer may change it when it writes the header.
-    var timeBase: Rational { Rational(stream.pointee.time_base) }
-
-    func write(_ packet: Packet, timeBase source: Rational) throws {
-        packet.rescale(from: source, to: timeBase)
-        packet.streamIndex = index
-        try muxer.write(packet)
     }
 }

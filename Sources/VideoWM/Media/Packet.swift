@@ -38,6 +38,24 @@ final class Packet {
         if pointer.pointee.dts != vwm_nopts_value() { pointer.pointee.dts += ticks }
     }
 
+    /// The presentation timestamp, in the packet's time base (nil when unset).
+    var presentationTimestamp: Int64? { pointer.pointee.pts == vwm_nopts_value() ? nil : pointer.pointee.pts }
+
+    /// The decode timestamp, in the packet's time base (nil when unset).
+    var decodeTimestamp: Int64? { pointer.pointee.dts == vwm_nopts_value() ? nil : pointer.pointee.dts }
+
+    /// The duration in the packet's time base (0 when unknown).
+    var duration: Int64 { pointer.pointee.duration }
+
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+    /// A new packet referring to this one's data and properties (kept after this one is reused).
+    func retained(file: String) throws -> Packet {
+        let copy = try Packet()
+        try copy.reference(self, file: file)
+        return copy
+    }
+
     /// Forgets the byte position in the input, which means nothing in the output.
     func clearPosition() { pointer.pointee.pos = -1 }
 

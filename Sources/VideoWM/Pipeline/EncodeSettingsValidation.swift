@@ -9,9 +9,11 @@ extension EncodeSettings {
     public static let minimumBitRate = 1000
 
     /// Checks the settings for a video written to `output` (its extension picks the container
-    /// and, without --codec, the codec), the delivery controls included (`EncoderControls`).
+    /// and, without --codec, the codec), the delivery controls included (`EncoderControls`); an HLS
+    /// playlist's segments are fragmented MP4, and DASH is refused.
     public func validate(forOutput output: String) throws(RequestError) {
         let codec = videoCodec(forOutput: output)
+        let container = try OutputKind(path: output) == .hlsPresentation ? "segment.mp4" : output
         if let crf, !codec.crfRange.contains(crf) {
             throw RequestError(subject: "--crf", problem: "\(codec.encoderName) takes \(codec.crfRange.lowerBound) to \(codec.crfRange.upperBound), got \(crf)")
         }
@@ -21,7 +23,7 @@ extension EncodeSettings {
         if let bitRate, bitRate < Self.minimumBitRate {
             throw RequestError(subject: "--bitrate", problem: "\(bitRate) bits per second is below the minimum of 1k; give a rate such as 2500k or 3M")
         }
-        try codec.checkContainer(of: output)
+        try codec.checkContainer(of: container)
         try controls.validate(for: codec, bitRate: bitRate)
     }
 }

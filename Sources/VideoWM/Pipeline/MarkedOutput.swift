@@ -10,10 +10,15 @@ import Overlay
 /// (copied, re-encoded by an `AudioReencoder`, converted by a `SubtitleConverter`, or left
 /// out). All of them write into the `Muxer`'s streams through `PacketSink`. The file
 /// appears only when `finish()` succeeds.
+///
+/// An `.m3u8` target is an HLS presentation instead of a file: the muxer writes a fragmented
+/// MP4 into memory, an `HLSSegmenter` cuts it into segments at keyframes the encoder is made to
+/// place every `--segment` seconds, and an `HLSPresentation` publishes the segments and, last,
+/// the playlist.
 final class MarkedOutput {
     let target: String
     private let source: VideoSource
-    private let destination: AtomicOutput
+    private let destination: Destination
     private let muxer: Muxer
     private let video: VideoTrack
     /// What consumes each input stream's packets, by input stream index (nil: left out).
@@ -25,6 +30,16 @@ final class MarkedOutput {
     private(set) var framesWritten = 0
     /// Which frames are forced keyframes (`--gop` in seconds); nil leaves them to the encoder.
     private var keyframes: KeyframeSchedule?
+
+    /// Where the muxed output goes.
+    private enum Destination {
+        case file(AtomicOutput)
+        /// The segmenter is the muxer's packet router, held here (the muxer holds it weakly).
+        case presentation(HLSPresentation, HLSSegmenter)
+    }
+
+    /// Which frames are forced keyframes: an HLS segment starts at each.
+    private var segmentStarts: IntervalBoundaries?
 
     /// How the output's video is made.
     private enum VideoTrack {
@@ -45,15 +60,32 @@ final class MarkedOutput {
         case reencode
     }
 
-    init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings,
+    init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings, hls: HLSSettings = HLSSettings(),
          overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, warn: @escaping WarningHandler) throws {
         self.source = source
         self.target = target
         self.warn = warn
-        destination = try AtomicOutput(target: target, overwrite: overwrite, inputs: [source.path])
-        muxer = try Muxer(path: destination.temporaryPath, target: target)
+        let copiesVideo = compositor.isEmpty && unmarkedVideo == .copy && !settings.copyCannotHonour
+        switch try OutputKind(path: target) {
+        case .file:
+            let output = try AtomicOutput(target: target, overwrite: overwrite, inputs: [source.path])
+            destination = .file(output)
+            muxer = try Muxer(path: output.temporaryPath, target: target)
+        case .hlsPresentation:
+            let presentation = try HLSPresentation(playlist: target, overwrite: overwrite, inputs: [source.path],
+                                                   sharedFolder: hls.sharedFolder, warn: warn)
+            let muxer = try Muxer(fragmentedMP4For: target)
+            let segmenter = HLSSegmenter(muxer: muxer, rule: .everyInterval(hls.segmentDuration),
+                                         onInitialization: { try presentation.publishInitialization($0, shared: copiesVideo) },
+                                         onSegment: { try presentation.publish($0) })
+            segmenter.videoPacketsAreReencoded = !copiesVideo
+            muxer.packetRouter = segmenter
+            destination = .presentation(presentation, segmenter)
+            self.muxer = muxer
+            if !copiesVideo { segmentStarts = IntervalBoundaries(interval: hls.segmentDuration) }
+        }
         consumers = Array(repeating: nil, count: source.input.streams.count)
-        if compositor.isEmpty && unmarkedVideo == .copy && !settings.copyCannotHonour {
+        if copiesVideo {
             video = .copied(try StreamCopier(from: source.stream, to: try muxer.addStream(copying: source.stream), file: target))
         } else {
             let (track, forced) = try Self.encodedVideo(source: source, target: target, compositor: compositor, settings: settings,
@@ -76,13 +108,18 @@ final class MarkedOutput {
     /// the keyframes the frame path must force.
     private static func encodedVideo(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings,
                                      muxer: Muxer, warn: @escaping WarningHandler) throws -> (VideoTrack, KeyframeInterval?) {
-        let configuration: VideoEncoderConfiguration
+        var configuration: VideoEncoderConfiguration
         do {
             configuration = try VideoEncoderConfiguration(reencoding: source.video, settings: settings, output: target,
                                                           globalHeader: muxer.needsGlobalHeader)
         } catch let error as RequestError {
             // A profile or level the picture does not fit: say which input's picture.
             throw RequestError(subject: error.subject, problem: "\(source.path): \(error.problem)")
+        }
+        if muxer.writesFragmentsInMemory && ["libx264", "libx265"].contains(configuration.encoderName) {
+            // A segment's forced keyframe must be an IDR (x265 would make it a CRA, whose
+            // leading pictures need the segment before).
+            configuration.options["forced-idr"] = "1"
         }
         let encoder = try Encoder(configuration, file: target)
         let sink = try muxer.addVideoStream(encodedBy: encoder, replacing: source.stream)
@@ -145,9 +182,11 @@ final class MarkedOutput {
         defer { if !exclusive { scratchFrame.unref() } }
         let marked = try marker.mark(frame, at: timed.time)
         marked.presentationTimestamp = timed.pts
-        // The decoder's picture type would carry the input's keyframes over; only the schedule places them.
+        // The decoder's picture type would carry the input's keyframes over; only the schedule
+        // and the HLS segment starts place them.
         marked.clearPictureType()
-        if keyframes?.isKeyframe(at: timed.time) == true { marked.requestKeyframe() }
+        let startsSegment = segmentStarts?.startsSegment(at: timed.time) == true
+        if startsSegment || keyframes?.isKeyframe(at: timed.time) == true { marked.requestKeyframe() }
         try encoder.send(marked)
         framesWritten += 1
         try encoder.writePackets(to: sink, using: scratchPacket)
@@ -170,7 +209,10 @@ final class MarkedOutput {
     /// Gives the output up: its temporary file is removed now, and no later call may write.
     /// A batch does this to one failed output while the others sharing its decode go on.
     func abandon() {
-        destination.discard()
+        switch destination {
+        case .file(let output): output.discard()
+        case .presentation(let presentation, _): presentation.abandon()
+        }
     }
 
     /// Drains the encoder, finishes the file and moves it into place.
@@ -180,8 +222,15 @@ final class MarkedOutput {
             try encoder.writePackets(to: sink, using: scratchPacket)
         }
         for reencoder in audioReencoders { try reencoder.finish() }
-        try muxer.finish()
-        try destination.commit()
+        switch destination {
+        case .file(let output):
+            try muxer.finish()
+            try output.commit()
+        case .presentation(let presentation, let segmenter):
+            try segmenter.finish()
+            try muxer.finish()
+            try presentation.commit()
+        }
     }
 }
 

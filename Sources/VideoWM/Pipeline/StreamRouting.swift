@@ -14,7 +14,8 @@ enum StreamRoute: Equatable {
 
     /// The route for `stream` into `muxer`'s container.
     static func route(for stream: InputStream, into muxer: Muxer, audio mode: EncodeSettings.AudioMode) -> StreamRoute {
-        let accepted = muxer.accepts(stream.codec)
+        // HLS segments carry video and audio; subtitles would need a WebVTT rendition of their own.
+        let accepted = muxer.accepts(stream.codec) && (!muxer.writesFragmentsInMemory || stream.mediaType == .audio)
         switch stream.mediaType {
         case .audio:
             switch mode {
@@ -26,7 +27,7 @@ enum StreamRoute: Equatable {
                 // The container's usual audio: Opus for WebM, AAC for the others.
                 return .reencodeAudio(encoder: muxer.formatName == "webm" ? "libopus" : "aac", notice: true)
             }
-        case .subtitle where !accepted && stream.codec.isTextSubtitle:
+        case .subtitle where !accepted && stream.codec.isTextSubtitle && !muxer.writesFragmentsInMemory:
             if let encoder = textSubtitleEncoder(for: muxer), muxer.accepts(encoderNamed: encoder) { return .convertSubtitles(encoder: encoder) }
             return .drop(notice: true)
         default:
@@ -46,7 +47,11 @@ enum StreamRoute: Equatable {
 /// video track keeps the input's clock, so every timestamp (and edit list) is stored exactly.
 func muxerOptions(for muxer: Muxer, videoTimeBase timeBase: Rational) -> [String: String] {
     guard muxer.isMP4Family else { return [:] }
-    var options = ["movflags": "+faststart"]
+    // HLS: one fragment per segment, cut on request; the moov written with the first fragment
+    // (so its edit lists keep B-frame delay and audio priming, and the first picture shows at
+    // 0); data offsets counted from each moof, so a segment's bytes do not depend on where it
+    // sits in the stream; no trailing index (a presentation ends with its last segment).
+    var options = ["movflags": muxer.writesFragmentsInMemory ? "+frag_custom+delay_moov+default_base_moof+skip_trailer" : "+faststart"]
     if timeBase.numerator == 1 && timeBase.denominator > 0 && timeBase.denominator <= 1_000_000 {
         options["video_track_timescale"] = String(timeBase.denominator)
         // Edit lists (a start offset, B-frame delay) count in the movie timescale: the same clock keeps them exact.

@@ -24,6 +24,8 @@ public struct Transcoder {
     public var output: String
     public var compositor: Compositor
     public var settings: EncodeSettings
+    /// How an `.m3u8` output is segmented.
+    public var hls = HLSSettings()
     public var overwrite: Bool
     public var damagePolicy: DamagePolicy
     public var warn: WarningHandler
@@ -42,10 +44,12 @@ public struct Transcoder {
     }
 
     public func run() throws -> TranscodeSummary {
+        // An output kind that is refused (DASH) is refused before the input is opened.
+        _ = try OutputKind(path: output)
         // Settings the encoder or the container would refuse are refused before the input is read.
         try settings.validate(forOutput: output)
         let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
-        let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings,
+        let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings, hls: hls,
                                     overwrite: overwrite, unmarkedVideo: .reencode, warn: warn)
         let total = source.input.durationSeconds
         try source.run(onFrame: { timed in

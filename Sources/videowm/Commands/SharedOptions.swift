@@ -1,4 +1,5 @@
 import ImageMetadata
+import Animation
 import Overlay
 import VideoWM
 
@@ -233,5 +234,27 @@ struct MetadataOptions {
         if let comment = edits.comment { tags["comment"] = comment }
         if let copyright = edits.copyright { tags["copyright"] = copyright }
         return tags
+    }
+}
+
+/// How `.m3u8` outputs (HLS presentations) are cut: transcode and batch.
+struct HLSOptions {
+    var settings = HLSSettings()
+    static let segmentRange = 1.0...60.0
+
+    static var options: OptionGroup<Self> {
+        OptionGroup("HLS options (.m3u8 outputs)", [
+            .parsed("--segment", placeholder: "SECONDS",
+                    help: "length each segment aims at, cut on the nearest keyframe, 1…60 seconds (default 6)",
+                    example: "4", parse: segmentLength) { $0.settings.segmentDuration = $1 },
+        ])
+    }
+
+    private static func segmentLength(_ text: String, option: String, command: String) throws -> PresentationTime {
+        let seconds = try Parse.seconds(text, option: option, command: command)
+        guard segmentRange.contains(seconds) else {
+            throw UsageError("\(option) must be between \(Int(segmentRange.lowerBound)) and \(Int(segmentRange.upperBound)) seconds, got '\(text)'", command: command)
+        }
+        return PresentationTime(milliseconds: Int64((seconds * 1000).rounded()))
     }
 }

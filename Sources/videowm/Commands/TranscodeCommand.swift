@@ -9,10 +9,12 @@ struct TranscodeCommand: ToolCommand {
     var encode = EncodeOptions()
     var size = ScaleOptions()
     var metadata = MetadataOptions()
+    var hls = HLSOptions()
     var outputOptions = OutputOptions()
 
     static var optionGroups: [OptionGroup<Self>] {
         [MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
+         HLSOptions.options.lifted(\.hls),
          OutputOptions.options.lifted(\.outputOptions)]
     }
 
@@ -27,12 +29,16 @@ struct TranscodeCommand: ToolCommand {
         audio, subtitle and data streams are copied (audio the container cannot hold is
         re-encoded; text subtitles become mov_text or WebVTT). The container follows OUTPUT's
         extension (.mp4 .mov .mkv .webm …); MP4/MOV get their index at the front.
+        OUTPUT.m3u8 writes an HLS presentation instead: fMP4 segments with the audio muxed
+        in, cut on keyframes forced every --segment seconds, beside the playlist (named
+        OUTPUT-HASH.m4s by their content), the playlist written last. .mpd is refused.
         Every frame keeps its presentation time; if the picture changes size mid-stream,
         later sizes are scaled to fit the first between black bars (with a notice).
         A size option scales the picture (swscale's Lanczos filter) before it is marked, so
         marks are laid out and drawn at the output's size; never up unless --upscale.
         The input's container tags are kept; --set-metadata replaces title, comment or copyright.
-        OUTPUT appears only when complete; an existing OUTPUT is kept unless -y.
+        OUTPUT appears only when complete; an existing OUTPUT is kept unless -y (which, for
+        a playlist, also removes the segments only the replaced presentation listed).
         """)
 
     mutating func validate() throws {
@@ -48,9 +54,10 @@ struct TranscodeCommand: ToolCommand {
         outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
         let display = TranscodeProgressDisplay(mode: outputOptions.progress, console: console, label: input)
-        let transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
+        var transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
                                     overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, warn: console.warningHandler,
                                     progress: { done, total, frames in display.update(done: done, total: total, frames: frames) })
+        transcoder.hls = hls.settings
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
         if console.verbosity == .verbose {

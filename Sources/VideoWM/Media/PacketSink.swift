@@ -1,0 +1,40 @@
+import CFFmpeg
+
+/// Where the packets of one output stream go: a muxer's stream (`MuxedStream`). Encoders,
+/// stream copiers and audio and subtitle converters all write through this, so a stream's
+/// packets may come from several of them.
+protocol PacketSink: AnyObject {
+    /// Writes `packet`, whose timestamps count in `timeBase`; the sink rescales them.
+    func write(_ packet: Packet, timeBase: Rational) throws
+}
+
+/// Takes the packets a muxer is given before they are muxed, to decide where each goes (the
+/// HLS segmenter, which writes them into fragments with `Muxer.writeIntoFragment` and cuts them
+/// with `Muxer.cutFragment`).
+protocol MuxerPacketRouter: AnyObject {
+    /// `packet` carries its output stream's index and time base; the router keeps a reference
+    /// if it needs the packet later (the caller reuses it).
+    func route(_ packet: Packet) throws
+}
+
+/// One stream of a muxer, as the destination of its packets.
+final class MuxedStream: PacketSink {
+    let stream: UnsafeMutablePointer<AVStream>
+    private unowned let muxer: Muxer
+
+    init(muxer: Muxer, stream: UnsafeMutablePointer<AVStream>) {
+        self.muxer = muxer
+        self.stream = stream
+    }
+
+    var index: Int { Int(stream.pointee.index) }
+
+    /// The stream's time base; the muxer may change it when it writes the header.
+    var timeBase: Rational { Rational(stream.pointee.time_base) }
+
+    func write(_ packet: Packet, timeBase source: Rational) throws {
+        packet.rescale(from: source, to: timeBase)
+        packet.streamIndex = index
+        try muxer.write(packet)
+    }
+}
