@@ -184,4 +184,39 @@ struct HLSTests {
         #expect(r.stderr.contains("out.mpd") && r.stderr.contains(".m3u8"), "\(r.stderr)")
         #expect(try Self.folderEntries(h) == ["in.mp4", "c.json"])
     }
+
+    @Test("probe reads a playlist's duration and streams; a missing segment, a file outside its folder or a master playlist is refused with 65")
+    func probeReadsPlaylists() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try Self.clip(h, seconds: 5)
+        let config = try h.write("c.json", Self.config)
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        #expect(try h.videowm("transcode", input, h.path("out/a.m3u8"), "-c", config, "--var", "email=ada@example.com", "--segment", "2").status == 0)
+
+        let probed = try h.videowm("probe", h.path("out/a.m3u8"), "--json")
+        #expect(probed.status == 0, "\(probed.stderr)")
+        let json = try JSONSerialization.jsonObject(with: probed.stdoutData) as! [String: Any]
+        #expect(json["format"] as? String == "hls")
+        #expect(json["durationSeconds"] as? Double == 5)
+        let streams = json["streams"] as! [[String: Any]]
+        #expect(streams.map { $0["codec"] as? String } == ["h264", "aac"])
+        #expect(streams[0]["width"] as? Int == 320 && streams[0]["height"] as? Int == 240)
+        #expect((streams[0]["frameRate"] as? Double).map { abs($0 - 30) < 0.01 } == true)
+
+        let text = try String(contentsOfFile: h.path("out/a.m3u8"), encoding: .utf8)
+        let segments = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        func refused(_ playlist: String, _ needle: String) throws {
+            let name = "out/bad.m3u8"
+            _ = try h.write(name, playlist)
+            let r = try h.videowm("probe", h.path(name))
+            #expect(r.status == 65, "\(r.stderr)")
+            #expect(r.stderr.contains("bad.m3u8") && r.stderr.contains(needle), "\(r.stderr)")
+        }
+        try refused(text.replacingOccurrences(of: String(segments[1]), with: "a-0000000000000000.m4s"), "a-0000000000000000.m4s, which is missing")
+        try refused(text.replacingOccurrences(of: String(segments[1]), with: "../../../../../../etc/passwd"), "outside its folder")
+        try refused(text.replacingOccurrences(of: String(segments[1]), with: "/etc/passwd"), "not a relative path")
+        try refused(text.replacingOccurrences(of: String(segments[1]), with: "http://127.0.0.1:9/x.m4s"), "not a relative path")
+        try refused("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\na.m3u8\n", "multivariant")
+    }
 }

@@ -47,6 +47,27 @@ final class InputFile {
         try check(avformat_find_stream_info(context, nil), MediaError.call("reading stream information", file: name))
     }
 
+    /// Demuxes bytes in memory with the demuxer named `formatName` ("mp4"); `name` is what
+    /// errors call them. No protocol is involved, so nothing else can be opened.
+    init(memory: MemoryIO, name: String, formatName: String) throws {
+        path = name
+        self.name = name
+        memoryIO = memory
+        guard let format = av_find_input_format(formatName) else { throw MediaError(file: name, detail: "no \(formatName) demuxer in this FFmpeg build") }
+        guard let ctx = avformat_alloc_context() else { throw ResourceError.memory("opening \(name)") }
+        ctx.pointee.interrupt_callback.callback = { _ in Interruption.isRequested ? 1 : 0 }
+        ctx.pointee.pb = memory.context
+        ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
+        try check(avformat_open_input(&opened, nil, format, nil), MediaError.call("opening as media", file: name))
+        guard let context = opened else { preconditionFailure("avformat_open_input succeeded without a context") }
+        self.context = context
+        try check(avformat_find_stream_info(context, nil), MediaError.call("reading stream information", file: name))
+    }
+
+    /// The reader of an in-memory input, kept as long as the demuxer uses it.
+    private var memoryIO: MemoryIO?
+
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&c)

@@ -24,8 +24,14 @@ public struct MediaDescription: Sendable, Codable {
     public var bitRate: Int?
     public var streams: [Stream]
 
+    /// What `path` holds: a media file, or an HLS media playlist (`.m3u8`, see `PlaylistProbe`).
     public static func probe(path: String) throws -> MediaDescription {
-        let input = try InputFile(path: path)
+        if try OutputKind(path: path) == .hlsPresentation { return try PlaylistProbe.describe(playlist: path) }
+        return describe(try InputFile(path: path), file: path)
+    }
+
+    /// What the opened `input` holds, reported as `file`.
+    static func describe(_ input: InputFile, file path: String) -> MediaDescription {
         let streams = input.streams.map { s in
             var stream = Stream(index: s.index, type: s.mediaType.name, codec: s.codec.name, isCoverArt: s.isCoverArt)
             switch s.mediaType {

@@ -20,6 +20,10 @@ struct ProbeCommand: ToolCommand {
         discussion: """
         Prints what videowm sees in a file: container, duration, and for each stream its
         codec, size, pixel format, frame rate, display rotation, sample rate and language.
+        An HLS media playlist (.m3u8, fMP4 segments) reports the presentation: its duration
+        (the sum of its segments'), its bit rate, and the streams of its initialization and
+        first segment. Only the files the playlist names are read, inside its folder or the
+        folder above it; a listed file that is missing is an error (65).
         """)
 
     mutating func validate() throws {}
