@@ -80,7 +80,7 @@ struct ArchitectureTests {
 
     /// The folders of VideoWM and those each may use (besides itself). Errors and Support
     /// are the ground floor; Config stands beside Media and uses neither; Stills and
-    /// SmartRendering use Media; Pipeline uses Media and SmartRendering; the jobs that need
+    /// SmartRendering and HLS use Media; Pipeline uses Media, SmartRendering and HLS; the jobs that need
     /// more (Marks binds a config to its images, Previews turns video frames into stills,
     /// Batch runs many transcodes) sit above.
     static let allowedDependencies: [String: Set<String>] = [
@@ -90,7 +90,8 @@ struct ArchitectureTests {
         "Config": ["Errors", "Support"],
         "Stills": ["Errors", "Support", "Media"],
         "SmartRendering": ["Errors", "Support", "Media"],
-        "Pipeline": ["Errors", "Support", "Media", "SmartRendering"],
+        "HLS": ["Errors", "Support", "Media"],
+        "Pipeline": ["Errors", "Support", "Media", "SmartRendering", "HLS"],
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
         "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks"],

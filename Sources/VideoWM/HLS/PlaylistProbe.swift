@@ -11,6 +11,14 @@ import Glibc
 /// relative path, and only inside the playlist's folder or the folder above it (where a batch
 /// keeps the segments its rows share) — no URL, no absolute path, nothing a symlink leads out
 /// of. Every listed file must be there: a playlist naming a missing segment is damaged (65).
+extension MediaDescription {
+    /// What `path` holds: a media file, or an HLS media playlist (`.m3u8`, see `PlaylistProbe`).
+    public static func probe(path: String) throws -> MediaDescription {
+        if try OutputKind(path: path) == .hlsPresentation { return try PlaylistProbe.describe(playlist: path) }
+        return try probe(mediaFile: path)
+    }
+}
+
 enum PlaylistProbe {
     static let maximumPlaylistBytes = 16 << 20
     /// Enough of the first segment for the demuxer to see every stream's first packets.

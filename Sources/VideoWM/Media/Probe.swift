@@ -24,10 +24,9 @@ public struct MediaDescription: Sendable, Codable {
     public var bitRate: Int?
     public var streams: [Stream]
 
-    /// What `path` holds: a media file, or an HLS media playlist (`.m3u8`, see `PlaylistProbe`).
-    public static func probe(path: String) throws -> MediaDescription {
-        if try OutputKind(path: path) == .hlsPresentation { return try PlaylistProbe.describe(playlist: path) }
-        return describe(try InputFile(path: path), file: path)
+    /// What the media file at `path` holds (`probe(path:)`, in HLS, also reads playlists).
+    static func probe(mediaFile path: String) throws -> MediaDescription {
+        describe(try InputFile(path: path), file: path)
     }
 
     /// What the opened `input` holds, reported as `file`.
