@@ -94,7 +94,7 @@ struct ArchitectureTests {
         "Pipeline": ["Errors", "Support", "Media", "SmartRendering", "HLS"],
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
-        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks"],
+        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS"],
     ]
 
     /// Which folder declares each top-level type name (classes, structs, enums, protocols, type aliases).

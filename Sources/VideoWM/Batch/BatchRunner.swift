@@ -32,6 +32,9 @@ public struct BatchRunner {
     /// Redo rows whose output exists (replacing it) instead of skipping them.
     public var force: Bool
     public var warn: WarningHandler
+    /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
+    /// in `outputDirectory`, created when missing).
+    public var hls = HLSSettings()
 
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
                 damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false, warn: @escaping WarningHandler) {
@@ -98,13 +101,14 @@ public struct BatchRunner {
         tracker.start(pendingRows: pending.count, inputSeconds: probedSource?.input.durationSeconds)
         let images = ImageCache()
         try loadImages(usedBy: pending, into: images)
+        let sharing = try segmentSharing(for: pending, source: probedSource!)
 
         for start in stride(from: 0, to: pending.count, by: outputsPerDecode) {
             try Interruption.throwIfRequested()
             let group = Array(pending[start..<min(start + outputsPerDecode, pending.count)])
             let source = probedSource
             probedSource = nil
-            try runGroup(group, source: source, images: images, tracker: tracker, report: report, onProgress: onProgress)
+            try runGroup(group, source: source, images: images, sharing: sharing, tracker: tracker, report: report, onProgress: onProgress)
         }
         return BatchSummary(progress: tracker.snapshot(), failures: failures)
     }
@@ -118,7 +122,29 @@ public struct BatchRunner {
     }
 
     /// One decode of the input feeding every output of `group`.
-    private func runGroup(_ group: [BatchRow], source probed: VideoSource?, images: ImageCache, tracker: BatchProgressTracker,
+    /// The sharing of unmarked segments between `.m3u8` rows: the shared folder (created when
+    /// missing) and the cuts every row follows; nil with a notice when the input does not allow it.
+    private func segmentSharing(for rows: [BatchRow], source: VideoSource) throws -> (settings: HLSSettings, sharing: SegmentSharing?) {
+        var settings = hls
+        guard let first = rows.first(where: { ($0.output as NSString).pathExtension.lowercased() == "m3u8" }) else { return (settings, nil) }
+        let folder = settings.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
+        }
+        settings.sharedFolder = folder
+        switch try SegmentSharing.prepare(source: source, settings: self.settings, target: settings.segmentDuration, output: first.output) {
+        case .success(let sharing):
+            return (settings, sharing)
+        case .failure(let refusal):
+            warn("\(input): every row's segments are its own, none shared (\(refusal))")
+            return (settings, nil)
+        }
+    }
+
+    private func runGroup(_ group: [BatchRow], source probed: VideoSource?, images: ImageCache,
+                          sharing: (settings: HLSSettings, sharing: SegmentSharing?), tracker: BatchProgressTracker,
                           report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         let started = Date()
         func finish(_ row: BatchRow, _ error: Error?) throws {
@@ -140,7 +166,7 @@ public struct BatchRunner {
         for row in group {
             do {
                 outputs.append(try GroupOutput(row: row, source: source, config: config, images: images, settings: settings,
-                                               overwrite: force, warn: warn))
+                                               hls: sharing.settings, sharing: sharing.sharing, overwrite: force, warn: warn))
             } catch {
                 try finish(row, error)
             }
@@ -216,7 +242,7 @@ private final class GroupOutput {
     let output: MarkedOutput
 
     init(row: BatchRow, source: VideoSource, config: WatermarkConfig, images: ImageCache, settings: EncodeSettings,
-         overwrite: Bool, warn: @escaping WarningHandler) throws {
+         hls: HLSSettings, sharing: SegmentSharing?, overwrite: Bool, warn: @escaping WarningHandler) throws {
         self.row = row
         // A row whose every layer is left out by `unless` gets an empty compositor: MarkedOutput then copies the video.
         let compositor = try Compositor.forJob(config: config, variables: row.variables, images: images, warn: warn)
@@ -229,7 +255,7 @@ private final class GroupOutput {
                 throw OutputError(file: row.output, stage: .creating, detail: "cannot create the folder \(folder): \((error as NSError).localizedDescription)")
             }
         }
-        output = try MarkedOutput(source: source, target: row.output, compositor: compositor, settings: settings,
-                                  overwrite: overwrite, warn: warn)
+        output = try MarkedOutput(source: source, target: row.output, compositor: compositor, settings: settings, hls: hls,
+                                  sharing: sharing, overwrite: overwrite, warn: warn)
     }
 }

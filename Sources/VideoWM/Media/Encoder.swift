@@ -49,6 +49,13 @@ final class Encoder {
     }
 
     var name: String { String(cString: codec.pointee.name) }
+
+    /// The opened encoder's out-of-band header (x264's SPS and PPS, Annex B, with a global
+    /// header), empty when there is none.
+    var codecHeader: [UInt8] {
+        guard let data = context.pointee.extradata, context.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
+    }
     var timeBase: Rational { Rational(context.pointee.time_base) }
     var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
     var width: Int { Int(context.pointee.width) }

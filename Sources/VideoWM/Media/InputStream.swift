@@ -28,6 +28,28 @@ struct InputStream {
     var sampleRate: Int { Int(pointer.pointee.codecpar.pointee.sample_rate) }
     var channelCount: Int { Int(pointer.pointee.codecpar.pointee.ch_layout.nb_channels) }
 
+    /// The codec's out-of-band header (an H.264 avcC record in MP4), empty when there is none.
+    var codecHeader: [UInt8] {
+        let par = pointer.pointee.codecpar.pointee
+        guard let data = par.extradata, par.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(par.extradata_size)))
+    }
+
+    /// FFmpeg's name of the stream's profile ("High", "Main"), nil when unknown.
+    var profileName: String? {
+        let par = pointer.pointee.codecpar.pointee
+        return avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
+    }
+
+    /// The codec's level (H.264: 31 for 3.1), nil when unknown.
+    var level: Int? {
+        let level = Int(pointer.pointee.codecpar.pointee.level)
+        return level > 0 ? level : nil
+    }
+
+    /// Pictures of reordering delay (B-frames), as the demuxer reports it.
+    var reorderDelay: Int { Int(pointer.pointee.codecpar.pointee.video_delay) }
+
     /// The rotation players apply to the stream (its display matrix), in clockwise quarter turns.
     var displayRotation: DisplayRotation {
         var size: Int = 0
@@ -114,6 +136,7 @@ struct CodecID: Equatable {
 
     static let flac = CodecID(AV_CODEC_ID_FLAC)
     static let opus = CodecID(AV_CODEC_ID_OPUS)
+    static let h264 = CodecID(AV_CODEC_ID_H264)
 
     /// FFmpeg's name ("h264", "subrip").
     var name: String { String(cString: avcodec_get_name(av)) }

@@ -61,4 +61,21 @@ final class Packet {
 
     /// The packet's bytes.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
+
+    /// Sets both timestamps and the duration (in the packet's time base): a re-encoded picture
+    /// takes the decode time and duration of the input packet it replaces.
+    func setTimestamps(presentation: Int64, decode: Int64, duration: Int64) {
+        pointer.pointee.pts = presentation
+        pointer.pointee.dts = decode
+        pointer.pointee.duration = duration
+    }
+
+    /// A new packet holding `bytes` with this one's properties (timestamps, flags, stream).
+    func withData(_ bytes: [UInt8], file: String) throws -> Packet {
+        let copy = try Packet()
+        try check(av_new_packet(copy.pointer, Int32(bytes.count)), OutputError.call("allocating a packet", file: file))
+        bytes.withUnsafeBytes { copy.pointer.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
+        try check(av_packet_copy_props(copy.pointer, pointer), OutputError.call("copying a packet's properties", file: file))
+        return copy
+    }
 }

@@ -29,6 +29,19 @@ final class MuxedStream: PacketSink {
 
     var index: Int { Int(stream.pointee.index) }
 
+    /// Replaces the stream's codec header (before the muxer writes its header): a copied H.264
+    /// stream whose sample entry also lists the parameter sets of re-encoded segments.
+    func setCodecHeader(_ bytes: [UInt8]) throws {
+        let par = stream.pointee.codecpar!
+        av_freep(&par.pointee.extradata)
+        par.pointee.extradata_size = 0
+        guard let data = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw ResourceError.memory("a codec header") }
+        let buffer = data.bindMemory(to: UInt8.self, capacity: bytes.count)
+        bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: bytes.count) }
+        par.pointee.extradata = buffer
+        par.pointee.extradata_size = Int32(bytes.count)
+    }
+
     /// The stream's time base; the muxer may change it when it writes the header.
     var timeBase: Rational { Rational(stream.pointee.time_base) }
 

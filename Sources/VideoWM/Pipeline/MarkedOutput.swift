@@ -45,6 +45,8 @@ final class MarkedOutput {
     private enum VideoTrack {
         case encoded(marker: FrameMarker, encoder: Encoder, sink: PacketSink, scratchFrame: Frame, scratchPacket: Packet)
         case copied(StreamCopier)
+        /// Segment by segment copied or re-encoded (an HLS row sharing its unmarked segments).
+        case segmentwise(SegmentwiseVideo)
     }
 
     var copiesVideo: Bool {
@@ -60,8 +62,10 @@ final class MarkedOutput {
         case reencode
     }
 
+    /// - Parameter sharing: for an `.m3u8` target of a batch, the cuts and encoder every row
+    ///   shares, so that segments without a visible mark are the same files for every row.
     init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings, hls: HLSSettings = HLSSettings(),
-         overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, warn: @escaping WarningHandler) throws {
+         sharing: SegmentSharing? = nil, overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, warn: @escaping WarningHandler) throws {
         self.source = source
         self.target = target
         self.warn = warn
@@ -75,17 +79,27 @@ final class MarkedOutput {
             let presentation = try HLSPresentation(playlist: target, overwrite: overwrite, inputs: [source.path],
                                                    sharedFolder: hls.sharedFolder, warn: warn)
             let muxer = try Muxer(fragmentedMP4For: target)
-            let segmenter = HLSSegmenter(muxer: muxer, rule: .everyInterval(hls.segmentDuration),
-                                         onInitialization: { try presentation.publishInitialization($0, shared: copiesVideo) },
+            let rule: HLSSegmenter.CutRule = sharing.map { .atTimes($0.plan.cutTimes) } ?? .everyInterval(hls.segmentDuration)
+            let sharedInitialization = copiesVideo || sharing != nil
+            let segmenter = HLSSegmenter(muxer: muxer, rule: rule,
+                                         onInitialization: { try presentation.publishInitialization($0, shared: sharedInitialization) },
                                          onSegment: { try presentation.publish($0) })
             segmenter.videoPacketsAreReencoded = !copiesVideo
             muxer.packetRouter = segmenter
             destination = .presentation(presentation, segmenter)
             self.muxer = muxer
-            if !copiesVideo { segmentStarts = IntervalBoundaries(interval: hls.segmentDuration) }
+            if !copiesVideo && sharing == nil { segmentStarts = IntervalBoundaries(interval: hls.segmentDuration) }
         }
         consumers = Array(repeating: nil, count: source.input.streams.count)
-        if copiesVideo {
+        if let sharing, case .presentation(_, let segmenter) = destination {
+            let sink = try muxer.addStream(copying: source.stream)
+            try sink.setCodecHeader(sharing.sampleDescription)
+            let marker = try Self.marker(source: source, compositor: compositor, format: sharing.configuration.pixelFormat,
+                                         width: source.width, height: source.height, warn: warn)
+            video = .segmentwise(try SegmentwiseVideo(plan: sharing.plan, marked: sharing.plan.markedSegments(by: compositor), marker: marker,
+                                                      configuration: sharing.configuration, sink: sink, input: source.stream,
+                                                      segmenter: segmenter, file: target))
+        } else if copiesVideo {
             video = .copied(try StreamCopier(from: source.stream, to: try muxer.addStream(copying: source.stream), file: target))
         } else {
             let (track, forced) = try Self.encodedVideo(source: source, target: target, compositor: compositor, settings: settings,
@@ -99,7 +113,7 @@ final class MarkedOutput {
         let videoTimeBase: Rational
         switch video {
         case .encoded(_, let encoder, _, _, _): videoTimeBase = encoder.timeBase
-        case .copied: videoTimeBase = source.stream.timeBase
+        case .copied, .segmentwise: videoTimeBase = source.stream.timeBase
         }
         try muxer.writeHeader(options: muxerOptions(for: muxer, videoTimeBase: videoTimeBase))
     }
@@ -142,6 +156,18 @@ final class MarkedOutput {
                 configuration.forcedKeyframes)
     }
 
+    /// The marking stage for pictures of the input's own size, encoded as `format` at `width`×`height`.
+    private static func marker(source: VideoSource, compositor: Compositor, format: PixelFormat, width: Int, height: Int,
+                               warn: @escaping WarningHandler) throws -> FrameMarker {
+        try LayerError.rethrowing {
+            try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation, pixelAspect: source.pixelAspect)
+        }
+        return FrameMarker(compositor: compositor, targetFormat: format, rotation: source.rotation,
+                           pixelAspect: source.pixelAspect, file: source.path, streamWidth: source.width, streamHeight: source.height,
+                           pictureWidth: source.width, pictureHeight: source.height,
+                           outputWidth: width, outputHeight: height, warn: warn)
+    }
+
     /// Gives every other input stream its consumer, as `StreamRoute` decides, with a notice
     /// for each stream changed or left out that was not asked for.
     private func routeOtherStreams(audio: EncodeSettings.AudioMode) throws {
@@ -173,6 +199,11 @@ final class MarkedOutput {
     /// Marks and encodes one decoded frame. `exclusive` says the frame is this output's
     /// alone (it may be marked in place); otherwise a reference is taken and copied on write.
     func consume(_ timed: VideoSource.TimedFrame, exclusive: Bool) throws {
+        if case .segmentwise(let segments) = video {
+            try segments.consume(timed)
+            framesWritten = segments.framesWritten
+            return
+        }
         guard case .encoded(let marker, let encoder, let sink, let scratchFrame, let scratchPacket) = video else { return }
         var frame = timed.frame
         if !exclusive {
@@ -197,6 +228,11 @@ final class MarkedOutput {
     func passThrough(_ packet: Packet) throws {
         let index = packet.streamIndex
         if index == source.videoIndex {
+            if case .segmentwise(let segments) = video {
+                try segments.pass(packet)
+                framesWritten = segments.framesWritten
+                return
+            }
             guard case .copied(let copier) = video else { return }
             framesWritten += 1
             try copier.copy(packet)
@@ -221,6 +257,7 @@ final class MarkedOutput {
             try encoder.send(nil)
             try encoder.writePackets(to: sink, using: scratchPacket)
         }
+        if case .segmentwise(let segments) = video { try segments.finish() }
         for reencoder in audioReencoders { try reencoder.finish() }
         switch destination {
         case .file(let output):

@@ -19,6 +19,8 @@ struct BatchCommand: ToolCommand {
     var size = ScaleOptions()
     var metadata = MetadataOptions()
     var outputOptions = OutputOptions()
+    var hls = HLSOptions()
+    var sharedSegments: String?
 
     static var optionGroups: [OptionGroup<Self>] {
         [OptionGroup("Options", [
@@ -39,10 +41,15 @@ struct BatchCommand: ToolCommand {
             .text("--report", placeholder: "FILE", help: """
                   append one JSON line per row: {"row", "output", "status" (done, skipped, failed), "seconds", "error"}
                   """) { $0.reportPath = $1 },
+            .text("--shared-segments", placeholder: "DIR", help: """
+                  .m3u8 outputs: the folder of the segments every row shares (those showing no mark), \
+                  created if missing (default: shared-segments in TEMPLATE's folder)
+                  """, example: "segments") { $0.sharedSegments = $1 },
         ]),
          MarkOptions.options.helping("--var", "a value shared by every row (not a CSV column)").lifted(\.marks),
          EncodeOptions.options.lifted(\.encode),
          ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
+         HLSOptions.options.lifted(\.hls),
          OutputOptions.options
             .helping("-y", "the same as --force")
             .helping("--progress", "auto (bar on a terminal), bar, json (row/progress/done objects, one a line, on stdout), none")
@@ -65,6 +72,13 @@ struct BatchCommand: ToolCommand {
         before anything is encoded. Rows whose output exists are skipped, so a re-run after an
         interrupt does only the rest. Rows share one decode of INPUT, N outputs at a time.
         A row whose layers "unless" all leaves out gets a copy of the video, not re-encoded.
+
+        An .m3u8 TEMPLATE (out/{id}.m3u8 or out/{id}/index.m3u8) gives each row an HLS
+        playlist. With an H.264 INPUT cut on its own IDR pictures near every --segment
+        seconds, a segment in which a row shows no mark is the input's packets, the same
+        file for every row, written once into --shared-segments DIR under a name from its
+        content; a segment in which the row's mark is visible is re-encoded and the row's
+        own. A row is done when its playlist exists.
         """,
         epilogue: """
         Exit: 0 when every row is done or skipped; otherwise the highest exit code among the
@@ -105,9 +119,11 @@ struct BatchCommand: ToolCommand {
         let report = try reportPath.map { try BatchReport(path: $0) }
 
         let display = BatchProgressDisplay(mode: outputOptions.progress, console: console)
-        let runner = BatchRunner(input: input, config: config, rows: rows, outputDirectory: template.baseDirectory,
+        var runner = BatchRunner(input: input, config: config, rows: rows, outputDirectory: template.baseDirectory,
                                  settings: encode.settings, damagePolicy: encode.damagePolicy, outputsPerDecode: outputsPerDecode,
                                  force: force, warn: console.warningHandler)
+        runner.hls = hls.settings
+        runner.hls.sharedFolder = sharedSegments
         let summary: BatchSummary
         do {
             summary = try runner.run(onRow: { result in
