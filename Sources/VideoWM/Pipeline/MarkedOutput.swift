@@ -159,6 +159,7 @@ final class MarkedOutput {
     /// The marking stage for pictures of the input's own size, encoded as `format` at `width`×`height`.
     private static func marker(source: VideoSource, compositor: Compositor, format: PixelFormat, width: Int, height: Int,
                                warn: @escaping WarningHandler) throws -> FrameMarker {
+        compositor.timecode = source.input.timecode(of: source.stream, warn: warn)
         try LayerError.rethrowing {
             try compositor.prepare(storedWidth: source.width, storedHeight: source.height, rotation: source.rotation, pixelAspect: source.pixelAspect)
         }
