@@ -34,7 +34,7 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .interrupted
     case is ResourceError:
         return .resourcesExhausted
-    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError:
+    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError:
         return .usage
     case is InputError:
         return .noInput

@@ -169,8 +169,8 @@ public struct BatchRunner {
                 try forEachOutput { try $0.consume(timed, exclusive: false) }
                 tracker.groupReached(seconds: source.lastTimeSeconds, activeOutputs: outputs.count)
                 onProgress(tracker.snapshot())
-            }, onPacket: { packet in
-                try forEachOutput { try $0.passThrough(packet) }
+            }, onPacket: { packet, videoPacket in
+                try forEachOutput { try $0.passThrough(packet, videoPacket: videoPacket) }
             })
         } catch is EveryOutputFailed {
             return

@@ -37,6 +37,36 @@ struct InputStream {
         return DisplayRotation(clockwiseQuarterTurns: Int((-counterclockwise / 90).rounded()))
     }
 
+    /// The codec's out-of-band header: an avcC/hvcC record (MP4, Matroska), Annex B parameter
+    /// sets (MPEG-TS), or nothing.
+    var extradata: [UInt8] {
+        let par = pointer.pointee.codecpar.pointee
+        guard let data = par.extradata, par.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(par.extradata_size)))
+    }
+
+    /// FFmpeg's name for the stream's profile ("High", "Main 10"), nil when unknown.
+    var profileName: String? {
+        let par = pointer.pointee.codecpar.pointee
+        guard par.profile >= 0, let name = avcodec_profile_name(par.codec_id, par.profile) else { return nil }
+        return String(cString: name)
+    }
+
+    /// The codec's level number (H.264: 31 for 3.1; HEVC: 93 for 3.1), nil when unknown.
+    var level: Int? {
+        let level = Int(pointer.pointee.codecpar.pointee.level)
+        return level > 0 ? level : nil
+    }
+
+    /// Pictures of reordering delay: how many frames a decoder holds back (B-frames).
+    var reorderDelay: Int { Int(pointer.pointee.codecpar.pointee.video_delay) }
+
+    /// The pictures are coded as fields (interlaced), as far as the demuxer and a first decode tell.
+    var isInterlaced: Bool {
+        let order = pointer.pointee.codecpar.pointee.field_order
+        return order != AV_FIELD_UNKNOWN && order != AV_FIELD_PROGRESSIVE
+    }
+
     /// The video as an encoder set up to replace it needs to know it.
     var video: VideoStreamDescription {
         let par = pointer.pointee.codecpar.pointee
@@ -113,6 +143,9 @@ struct CodecID: Equatable {
     init(_ av: AVCodecID) { self.av = av }
 
     static let flac = CodecID(AV_CODEC_ID_FLAC)
+    static let h264 = CodecID(AV_CODEC_ID_H264)
+    static let hevc = CodecID(AV_CODEC_ID_HEVC)
+    static let vp9 = CodecID(AV_CODEC_ID_VP9)
     static let opus = CodecID(AV_CODEC_ID_OPUS)
 
     /// FFmpeg's name ("h264", "subrip").

@@ -43,4 +43,42 @@ final class Packet {
 
     /// The packet's bytes.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
+
+    /// Gives the packet `data` in place of its bytes, keeping its timestamps, duration and flags.
+    func replaceData(with data: [UInt8], file: String) throws {
+        guard let fresh = av_packet_alloc() else { throw ResourceError.memory("allocating a packet") }
+        var owned: UnsafeMutablePointer<AVPacket>? = fresh
+        defer { av_packet_free(&owned) }
+        try check(av_new_packet(fresh, Int32(data.count)), OutputError.call("allocating a packet", file: file))
+        data.withUnsafeBufferPointer { fresh.pointee.data.update(from: $0.baseAddress!, count: data.count) }
+        try check(av_packet_copy_props(fresh, pointer), OutputError.call("copying packet properties", file: file))
+        av_packet_unref(pointer)
+        av_packet_move_ref(pointer, fresh)
+    }
+
+    // MARK: Timing and flags
+
+    /// The presentation timestamp in the stream's time base; nil when the packet has none.
+    var presentationTimestamp: Int64? {
+        get { pointer.pointee.pts == vwm_nopts_value() ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? vwm_nopts_value() }
+    }
+
+    /// The decode timestamp in the stream's time base; nil when the packet has none.
+    var decodeTimestamp: Int64? {
+        get { pointer.pointee.dts == vwm_nopts_value() ? nil : pointer.pointee.dts }
+        set { pointer.pointee.dts = newValue ?? vwm_nopts_value() }
+    }
+
+    /// How long the packet's picture or samples last, in the stream's time base (0: unknown).
+    var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
+
+    /// A picture decoding can start at (an I, IDR, CRA or key frame).
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+    /// The demuxer marks the packet to be decoded but not shown (an MP4 edit list starts after it).
+    var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }

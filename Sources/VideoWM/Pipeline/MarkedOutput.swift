@@ -5,7 +5,8 @@ import Overlay
 /// The encoding and muxing half of a job: one output file fed by a `VideoSource`.
 ///
 /// Assembled from Media's stages: the video is either marked (`FrameMarker`) and
-/// re-encoded (`Encoder`), or — when no layer applies (a paid tier's clean copy) — copied
+/// re-encoded (`Encoder`), or smart-rendered (`SplicedVideo`: only the GOPs a mark touches
+/// re-encoded, the rest copied), or — when no layer applies (a paid tier's clean copy) — copied
 /// packet for packet (`StreamCopier`); every other stream goes where `StreamRoute` says
 /// (copied, re-encoded by an `AudioReencoder`, converted by a `SubtitleConverter`, or left
 /// out). All of them write into the `Muxer`'s streams through `PacketSink`. The file
@@ -30,6 +31,7 @@ final class MarkedOutput {
     private enum VideoTrack {
         case encoded(marker: FrameMarker, encoder: Encoder, sink: PacketSink, scratchFrame: Frame, scratchPacket: Packet)
         case copied(StreamCopier)
+        case spliced(SplicedVideo)
     }
 
     var copiesVideo: Bool {
@@ -45,8 +47,9 @@ final class MarkedOutput {
         case reencode
     }
 
+    /// - Parameter splice: smart rendering's plan for this output; nil renders every frame.
     init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings,
-         overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, warn: @escaping WarningHandler) throws {
+         overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, splice: SpliceJob? = nil, warn: @escaping WarningHandler) throws {
         self.source = source
         self.target = target
         self.warn = warn
@@ -55,6 +58,9 @@ final class MarkedOutput {
         consumers = Array(repeating: nil, count: source.input.streams.count)
         if compositor.isEmpty && unmarkedVideo == .copy && !settings.copyCannotHonour {
             video = .copied(try StreamCopier(from: source.stream, to: try muxer.addStream(copying: source.stream), file: target))
+        } else if let splice {
+            video = .spliced(try SplicedVideo(job: splice, source: source, compositor: compositor, settings: settings, muxer: muxer,
+                                              target: target, warn: warn))
         } else {
             let (track, forced) = try Self.encodedVideo(source: source, target: target, compositor: compositor, settings: settings,
                                                         muxer: muxer, warn: warn)
@@ -67,7 +73,7 @@ final class MarkedOutput {
         let videoTimeBase: Rational
         switch video {
         case .encoded(_, let encoder, _, _, _): videoTimeBase = encoder.timeBase
-        case .copied: videoTimeBase = source.stream.timeBase
+        case .copied, .spliced: videoTimeBase = source.stream.timeBase
         }
         try muxer.writeHeader(options: muxerOptions(for: muxer, videoTimeBase: videoTimeBase))
     }
@@ -136,6 +142,12 @@ final class MarkedOutput {
     /// Marks and encodes one decoded frame. `exclusive` says the frame is this output's
     /// alone (it may be marked in place); otherwise a reference is taken and copied on write.
     func consume(_ timed: VideoSource.TimedFrame, exclusive: Bool) throws {
+        if case .spliced(let spliced) = video {
+            let before = spliced.picturesEncoded
+            try spliced.consume(timed, exclusive: exclusive)
+            framesWritten += spliced.picturesEncoded - before
+            return
+        }
         guard case .encoded(let marker, let encoder, let sink, let scratchFrame, let scratchPacket) = video else { return }
         var frame = timed.frame
         if !exclusive {
@@ -154,17 +166,30 @@ final class MarkedOutput {
     }
 
     /// Passes on a packet of the input: another stream's to its consumer, and the video's
-    /// when the video is copied.
-    func passThrough(_ packet: Packet) throws {
+    /// (`videoPacket`: its index in decode order) when the video is copied or spliced.
+    func passThrough(_ packet: Packet, videoPacket: Int?) throws {
         let index = packet.streamIndex
         if index == source.videoIndex {
-            guard case .copied(let copier) = video else { return }
-            framesWritten += 1
-            try copier.copy(packet)
+            switch video {
+            case .copied(let copier):
+                framesWritten += 1
+                try copier.copy(packet)
+            case .spliced(let spliced):
+                guard let videoPacket else { return }
+                if !spliced.replaces(videoPacket) { framesWritten += 1 }
+                try spliced.passThrough(packet, index: videoPacket)
+            case .encoded:
+                break
+            }
             return
         }
         guard index < consumers.count, let consumer = consumers[index] else { return }
         try consumer.consume(packet)
+    }
+
+    /// The decoder finished a run of the packets smart rendering selected, before input video packet `end`.
+    func decodeRunEnded(before end: Int) throws {
+        if case .spliced(let spliced) = video { try spliced.decodeRunEnded(before: end) }
     }
 
     /// Gives the output up: its temporary file is removed now, and no later call may write.
@@ -175,9 +200,14 @@ final class MarkedOutput {
 
     /// Drains the encoder, finishes the file and moves it into place.
     func finish() throws {
-        if case .encoded(_, let encoder, let sink, _, let scratchPacket) = video {
+        switch video {
+        case .encoded(_, let encoder, let sink, _, let scratchPacket):
             try encoder.send(nil)
             try encoder.writePackets(to: sink, using: scratchPacket)
+        case .spliced(let spliced):
+            try spliced.finish()
+        case .copied:
+            break
         }
         for reencoder in audioReencoders { try reencoder.finish() }
         try muxer.finish()
