@@ -32,8 +32,9 @@ public struct Transcoder {
     public var render: RenderMode
     public var warn: WarningHandler
     public var progress: ProgressHandler?
-    /// Hears how the video will be rendered before the work starts (again if a splice fails and
-    /// `auto` falls back to a full render).
+    /// Hears how the video will be rendered once the output is open, before the work starts (again
+    /// if a splice fails and `auto` falls back to a full render); a job that fails before that
+    /// says only its error.
     public var onRender: ((RenderOutcome) -> Void)?
 
     public init(input: String, output: String, compositor: Compositor, settings: EncodeSettings, overwrite: Bool,
@@ -56,7 +57,6 @@ public struct Transcoder {
         try settings.validate(forOutput: output)
         let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
         let (job, outcome) = try RenderPlanner(mode: render, source: source, settings: settings).decide(target: output, compositor: compositor)
-        onRender?(outcome)
         guard let job else { return try transcode(source, splice: nil, outcome: outcome) }
         do {
             return try transcode(source, splice: job, outcome: outcome)
@@ -64,7 +64,6 @@ public struct Transcoder {
             // Found while encoding (a span the encoder could not fit); nothing was written.
             if render == .smart { throw RenderError(file: input, reason: failure.reason) }
             let fallback = RenderOutcome(isSmart: false, notice: "render: full (the splice failed: \(failure.reason))")
-            onRender?(fallback)
             let fresh = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
             return try transcode(fresh, splice: nil, outcome: fallback)
         }
@@ -73,6 +72,7 @@ public struct Transcoder {
     private func transcode(_ source: VideoSource, splice: SpliceJob?, outcome: RenderOutcome) throws -> TranscodeSummary {
         let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings,
                                     overwrite: overwrite, unmarkedVideo: .reencode, splice: splice, warn: warn)
+        onRender?(outcome)
         let total = source.input.durationSeconds
         let selection = splice.flatMap { RenderPlanner.decodeSelection(index: $0.index, for: [$0], anyFullRender: false) }
         try source.run(selection: selection, onFrame: { timed in
