@@ -139,6 +139,8 @@ struct SmartRenderingTests {
     @Test("--render smart where it is impossible exits 64 with the reason, and writes nothing", arguments: [
         (["--codec", "hevc"], "out.mp4", "--codec hevc asks for another codec than the input's h264"),
         ([], "out.webm", "a .webm file cannot hold h264 video"),
+        (["--scale", "160x120"], "out.mp4", "a size option asks for another picture size than the input's"),
+        (["--gop", "30"], "out.mp4", "--gop asks for what the copied GOPs, the input's own, cannot change"),
     ])
     func smartRefused(options: [String], output: String, reason: String) throws {
         let h = try Harness()

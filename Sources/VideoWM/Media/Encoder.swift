@@ -54,6 +54,12 @@ final class Encoder {
     var width: Int { Int(context.pointee.width) }
     var height: Int { Int(context.pointee.height) }
 
+    /// The codec's global header (H.264/HEVC parameter sets in Annex B form) when opened with one.
+    var extradata: [UInt8] {
+        guard let data = context.pointee.extradata, context.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
+    }
+
     /// Pixel formats the encoder named `name` accepts (empty when it does not say).
     static func supportedPixelFormats(ofEncoderNamed name: String) throws -> [PixelFormat] {
         guard let codec = avcodec_find_encoder_by_name(name) else { throw EncoderError(encoder: name, problem: .unavailable) }
