@@ -202,6 +202,45 @@ struct SmartRenderingTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         try expectSplice(h, input: h.path("in.ts"), output: h.path("out.ts"), visible: [12..<13.5], reencoded: [12..<14])
     }
+
+    @Test("batch --render smart: each row's marked GOPs re-encoded once per row, the premium row a plain copy, shares in the report")
+    func batchRows() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try twoSecondGOPClip(h)
+        let config = try h.write("config.json", """
+        { "watermarks": [ { "text": "{email}", "size": 0.1, "anchor": "center", "opacity": 1, "color": "#FFFF00",
+                            "start": 1, "interval": 3000, "skip": 7000, "unless": { "plan": ["premium"] } } ] }
+        """)
+        let csv = try h.write("rows.csv", "id,email,plan\n1,a@example.com,free\n2,b@example.com,premium\n3,c@example.com,free\n")
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        let report = h.path("report.jsonl")
+        let result = try h.videowm("batch", input, "-c", config, "--vars", csv, "--output", h.path("out/{id}.mp4"), "-j", "3",
+                                   "--render", "smart", "--report", report, "-v")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        for row in [1, 3] {
+            try expectSplice(h, input: input, output: h.path("out/\(row).mp4"), visible: [1..<4, 11..<14], reencoded: [0..<4, 10..<14])
+        }
+        #expect(try h.packetChecksums(h.path("out/2.mp4"), stream: "v") == h.packetChecksums(input, stream: "v"))
+        // Rows 1 and 3 differ where marked (their e-mails) and agree where copied.
+        let first = try decodedFrames(h, h.path("out/1.mp4")), third = try decodedFrames(h, h.path("out/3.mp4"))
+        #expect(first[60].md5 != third[60].md5 && first[200].md5 == third[200].md5)
+        let lines = (try String(contentsOfFile: report, encoding: .utf8)).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.filter { $0.contains(#""reencoded":0.400"#) }.count == 2, "\(lines)")
+        #expect(lines.filter { $0.contains(#""row":2,"#) && $0.contains(#""reencoded":0.000"#) }.count == 1, "\(lines)")
+        #expect(result.stderr.contains("(re-encoded 8.0 s of 20.0 s (40%))"), "stderr: \(result.stderr)")
+
+        // auto over the same rows says once what it chose; a mark in every GOP makes it render in full.
+        let every = try h.write("every.json", #"{ "watermarks": [ { "text": "{email}", "opacity": 1, "interval": 500, "skip": 1000 } ] }"#)
+        try FileManager.default.createDirectory(atPath: h.path("full"), withIntermediateDirectories: true)
+        let retry = try h.videowm("batch", input, "-c", every, "--vars", csv, "--output", h.path("full/{id}.mp4"), "--preset", "ultrafast")
+        #expect(retry.status == 0, "stderr: \(retry.stderr)")
+        #expect(retry.stderr.contains("render: full (a mark is visible in every GOP)"), "stderr: \(retry.stderr)")
+        let refused = try h.videowm("batch", input, "-c", every, "--vars", csv, "--output", h.path("full/{id}.mp4"), "--render", "smart", "--force")
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--render smart is impossible: a mark is visible in every GOP"), "stderr: \(refused.stderr)")
+    }
 }
 
 private extension String {

@@ -37,7 +37,8 @@ struct BatchCommand: ToolCommand {
             },
             .flag("--force", help: "redo rows whose output exists (replacing it)") { $0.force = true },
             .text("--report", placeholder: "FILE", help: """
-                  append one JSON line per row: {"row", "output", "status" (done, skipped, failed), "seconds", "error"}
+                  append one JSON line per row: {"row", "output", "status" (done, skipped, failed), "seconds", "reencoded" \
+                  (share of the video re-encoded, 0…1), "error"}
                   """) { $0.reportPath = $1 },
         ]),
          MarkOptions.options.helping("--var", "a value shared by every row (not a CSV column)").lifted(\.marks),
@@ -107,7 +108,8 @@ struct BatchCommand: ToolCommand {
         let display = BatchProgressDisplay(mode: outputOptions.progress, console: console)
         let runner = BatchRunner(input: input, config: config, rows: rows, outputDirectory: template.baseDirectory,
                                  settings: encode.settings, damagePolicy: encode.damagePolicy, outputsPerDecode: outputsPerDecode,
-                                 force: force, warn: console.warningHandler)
+                                 force: force, render: encode.render, warn: console.warningHandler,
+                                 notice: { console.info($0) })
         let summary: BatchSummary
         do {
             summary = try runner.run(onRow: { result in

@@ -10,16 +10,9 @@ struct TranscodeCommand: ToolCommand {
     var size = ScaleOptions()
     var metadata = MetadataOptions()
     var outputOptions = OutputOptions()
-    var render = RenderMode.auto
 
     static var optionGroups: [OptionGroup<Self>] {
-        [OptionGroup("Options", [
-            .choice("--render", among: RenderMode.allCases,
-                    help: "auto (default: smart where possible and worthwhile, else full, with a notice saying which), full (every frame re-encoded), or smart (only the GOPs where a mark is visible; exit 64 where impossible)") {
-                $0.render = $1
-            },
-         ]),
-         MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
+        [MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
          OutputOptions.options.lifted(\.outputOptions)]
     }
 
@@ -64,7 +57,7 @@ struct TranscodeCommand: ToolCommand {
         let compositor = try marks.compositor(console: console, command: Self.name)
         let display = TranscodeProgressDisplay(mode: outputOptions.progress, console: console, label: input)
         let transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
-                                    overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, render: render,
+                                    overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, render: encode.render,
                                     warn: console.warningHandler,
                                     progress: { done, total, frames in display.update(done: done, total: total, frames: frames) },
                                     onRender: { outcome in
