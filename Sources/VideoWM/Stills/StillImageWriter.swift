@@ -6,9 +6,10 @@ import Overlay
 /// libjpeg-turbo (`JPEGWriter`).
 ///
 /// What is kept from the input: the ICC colour profile, in PNG (`iCCP`, which FFmpeg's png
-/// encoder writes from the frame's side data) and JPEG (`APP2`); FFmpeg 5.1's libwebp
-/// wrapper cannot write one, so WebP outputs carry none. EXIF is not copied: the orientation is
-/// already applied to the pixels, and EXIF's embedded preview would be an unmarked copy.
+/// encoder writes from the frame's side data) and JPEG (`APP2`) — FFmpeg 5.1's libwebp
+/// wrapper cannot write one, so WebP outputs carry none — and a PNG's `cICP` chunk, in PNG.
+/// EXIF is not copied: the orientation is already applied to the pixels, and EXIF's embedded
+/// preview would be an unmarked copy.
 enum StillImageWriter {
     enum Format {
         case png, jpeg, webp
@@ -31,6 +32,9 @@ enum StillImageWriter {
         var quality = 90
         /// Written into the output when the format can hold it.
         var iccProfile: [UInt8]?
+        /// An input PNG's `cICP` code points, written into a PNG output (JPEG and WebP have no
+        /// such chunk): the marks were drawn in that signal, PQ or HLG, so the output must say so.
+        var pngCodePoints: [UInt8]?
     }
 
     static func checkFormat(_ path: String) throws -> Format {
@@ -48,8 +52,9 @@ enum StillImageWriter {
             return try JPEGWriter.encode(image, quality: settings.quality, iccProfile: profile, path: path)
         case .png:
             // Paeth prediction: much smaller files than none, at little cost.
-            return try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? .rgb24 : .rgba,
-                                        options: ["pred": "paeth"], iccProfile: profile, path: path)
+            let png = try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? .rgb24 : .rgba,
+                                           options: ["pred": "paeth"], iccProfile: profile, path: path)
+            return settings.pngCodePoints.map { StillColorSpace.insertingCICP($0, intoPNG: png) } ?? png
         case .webp:
             return try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? .yuv420p : .yuva420p,
                                         options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: profile, path: path)

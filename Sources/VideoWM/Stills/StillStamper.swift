@@ -90,7 +90,8 @@ public final class StillStamper {
         let compositor = try compositor(width: image.width, height: image.height)
         try LayerError.rethrowing { try image.withCanvas(colorSpace: colorSpace) { canvas in try compositor.composite(onto: canvas, at: time) } }
         let encoded = try StillImageWriter.encode(image, format: format, path: output,
-                                                  settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile))
+                                                  settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile,
+                                                                                      pngCodePoints: StillColorSpace.pngCICP(StillColorSpace.fileStart(input))))
         let blocks = metadata.blocks(forInput: input, heif: inputBlocks, width: image.width, height: image.height)
         try StillImageWriter.write(bytes: try StillMetadataChoice.inserting(blocks, into: encoded, format: format, path: output), into: destination)
     }
