@@ -89,11 +89,12 @@ public final class StillStamper {
         if let size { image = try image.scaled(size.request, upscale: size.upscale, file: input) }
         let compositor = try compositor(width: image.width, height: image.height)
         try LayerError.rethrowing { try image.withCanvas(colorSpace: colorSpace) { canvas in try compositor.composite(onto: canvas, at: time) } }
+        let blocks = metadata.blocks(forInput: input, heif: inputBlocks, width: image.width, height: image.height)
         let encoded = try StillImageWriter.encode(image, format: format, path: output,
                                                   settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile,
-                                                                                      pngCodePoints: StillColorSpace.pngCICP(StillColorSpace.fileStart(input))))
-        let blocks = metadata.blocks(forInput: input, heif: inputBlocks, width: image.width, height: image.height)
-        try StillImageWriter.write(bytes: try StillMetadataChoice.inserting(blocks, into: encoded, format: format, path: output), into: destination)
+                                                                                      pngCodePoints: StillColorSpace.pngCICP(StillColorSpace.fileStart(input)),
+                                                                                      metadata: blocks))
+        try StillImageWriter.write(bytes: encoded, into: destination)
     }
 
     /// The first bytes of a file (empty when it cannot be read: the decoder then says why).
