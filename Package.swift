@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependency arrows point one way:
 //   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
+//   Animation, Overlay <- LeakTrace (leak tracing on grey frames, no FFmpeg) <- videowm
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -11,6 +12,7 @@ let package = Package(
         .library(name: "VideoWM", targets: ["VideoWM"]),
         .library(name: "Overlay", targets: ["Overlay"]),
         .library(name: "Animation", targets: ["Animation"]),
+        .library(name: "LeakTrace", targets: ["LeakTrace"]),
     ],
     targets: [
         // libavformat, libavcodec, libswscale, libswresample and libavutil in one module: see Sources/CFFmpeg/shim.h.
@@ -37,6 +39,8 @@ let package = Package(
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
+        // Leak tracing on grey frames and mark footprints: no FFmpeg; the command line feeds it decoded frames.
+        .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation", "ImageMetadata"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
@@ -46,6 +50,7 @@ let package = Package(
         .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "LeakTraceTests", dependencies: ["LeakTrace", "Overlay", "Animation", "TestSupport"]),
         // The command line's option declarations against its help pages and the README.
         .testTarget(name: "CommandLineTests", dependencies: ["videowm"]),
     ]
