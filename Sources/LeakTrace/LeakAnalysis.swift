@@ -142,31 +142,43 @@ public struct LeakAnalyzer {
         }
     }
 
-    /// The offset from the keyframes, checked by registering each candidate's frame pairs and
-    /// keeping the one whose pictures really match, then refined to a fraction of a frame.
+    /// The offset from the keyframes: the fingerprint search proposes a few; the picture is
+    /// registered once (its layout barely changes over a few seconds, so any proposal near the
+    /// truth gives the map); each proposal is then pinned by comparing warped keyframes with
+    /// every leak frame within `refineWindow` seconds, and the one whose pictures match best wins.
     private func coarseAlignment(_ leak: [TimedLuma], _ keyframes: [TimedLuma], _ content: PlaneRect) throws
         -> (offset: Double, crops: CropFractions) {
         let leakPrints = leak.map { TimedLuma(time: $0.time, image: TemporalAlignment.fingerprint(of: $0.image, region: content)) }
         let keyPrints = keyframes.map { TimedLuma(time: $0.time, image: TemporalAlignment.fingerprint(of: $0.image, region: $0.image.bounds)) }
-        var best: (offset: Double, result: SpatialRegistration.Result)?
-        for candidate in TemporalAlignment.candidates(leak: leakPrints, keyframes: keyPrints) {
-            let pairs = spread(keyframes.compactMap { key -> FramePair? in
-                guard let frame = nearest(leak, to: key.time - candidate.offset, within: 0.1) else { return nil }
+        let candidates = TemporalAlignment.candidates(leak: leakPrints, keyframes: keyPrints, count: 5)
+        func pairs(at offset: Double) -> [FramePair] {
+            spread(keyframes.compactMap { key -> FramePair? in
+                guard let frame = nearest(leak, to: key.time - offset, within: 0.1) else { return nil }
                 return FramePair(leak: frame.image, original: key.image)
             }, count: 8)
-            guard !pairs.isEmpty else { continue }
-            let result = SpatialRegistration.register(pairs, leakContent: content)
-            if result.correlation > best?.result.correlation ?? -1 { best = (candidate.offset, result) }
         }
-        guard let best, best.result.correlation > 0.5 else { throw LeakAnalysisError.notAligned }
-        let registration = best.result
-        var offset = best.offset
-        if let refined = TemporalAlignment.refine(offset: offset, leak: leak, keyframes: keyframes, map: registration.map, leakContent: content),
-           abs(refined - offset) < 1 {
-            offset = refined
+        guard let first = candidates.first(where: { !pairs(at: $0.offset).isEmpty }) else { throw LeakAnalysisError.notAligned }
+        var crops = SpatialRegistration.register(pairs(at: first.offset), leakContent: content).crops
+        var best: (offset: Double, correlation: Double)?
+        for candidate in candidates {
+            let map = SpatialRegistration.map(crops, original: keyframes[0].image, leakContent: content)
+            let offset = TemporalAlignment.refine(offset: candidate.offset, leak: leak, keyframes: keyframes, map: map,
+                                                  leakContent: content, window: Self.refineWindow) ?? candidate.offset
+            let candidatePairs = pairs(at: offset)
+            guard !candidatePairs.isEmpty else { continue }
+            let correlation = SpatialRegistration.correlation(candidatePairs, crops: crops, leakContent: content)
+            if correlation > best?.correlation ?? -1 { best = (offset, correlation) }
         }
-        return (offset, registration.crops)
+        guard let best else { throw LeakAnalysisError.notAligned }
+        let registration = SpatialRegistration.register(pairs(at: best.offset), leakContent: content, start: crops)
+        guard registration.correlation > 0.5 else { throw LeakAnalysisError.notAligned }
+        crops = registration.crops
+        return (best.offset, crops)
     }
+
+    /// How far from a proposed offset the refinement looks, seconds: keyframe fingerprints of a
+    /// mostly still lecture can be a second or two off.
+    static let refineWindow = 4.0
 
     private func readThumbnails(_ source: inout some LumaFrameSource) throws -> [TimedLuma] {
         var thumbnails: [TimedLuma] = []

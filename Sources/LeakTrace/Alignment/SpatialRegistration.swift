@@ -91,9 +91,17 @@ public enum SpatialRegistration {
                 refinedAtFullSize = true
             }
         }
-        let original = pairs[0].original
-        let region = crops.visibleRegion(width: Double(original.width), height: Double(original.height))
-        return Result(map: AxisAlignedMap(mapping: region, onto: leakContent), crops: crops, correlation: score)
+        return Result(map: map(crops, original: pairs[0].original, leakContent: leakContent), crops: crops, correlation: score)
+    }
+
+    /// The map from original pixels to leak pixels that `crops` describe.
+    public static func map(_ crops: CropFractions, original: LumaImage, leakContent: PlaneRect) -> AxisAlignedMap {
+        AxisAlignedMap(mapping: crops.visibleRegion(width: Double(original.width), height: Double(original.height)), onto: leakContent)
+    }
+
+    /// The mean correlation of `pairs` under `crops`, on a grid at most 160 pixels wide.
+    public static func correlation(_ pairs: [FramePair], crops: CropFractions, leakContent: PlaneRect) -> Double {
+        Objective(pairs, leakContent: leakContent, gridWidth: min(160, Int(leakContent.width))).correlation(crops)
     }
 
     private static func bestOnGrid(_ objective: Objective, _ start: CropFractions, _ steps: [Double], horizontal: Bool) -> CropFractions {

@@ -99,7 +99,7 @@ public enum TemporalAlignment {
         var estimates: [Double] = []
         for keyframe in keyframes {
             let centre = keyframe.time - offset
-            guard centre - window >= first.time, centre + window <= last.time else { continue }
+            guard centre >= first.time, centre <= last.time else { continue }
             let key = centred(keyframe.image.resampled(from: region, width: gridWidth, height: gridHeight).pixels)
             let nearby = leak.filter { abs($0.time - centre) <= window }
             guard nearby.count >= 3 else { continue }
