@@ -3,11 +3,17 @@
 
 /// Frames already in memory (tests, small inputs).
 public struct ArrayFrameSource: LumaFrameSource {
-    private var frames: ArraySlice<TimedLuma>
+    private let frames: [TimedLuma]
+    private var index = -1
 
-    public init(_ frames: [TimedLuma]) { self.frames = frames[...] }
+    public init(_ frames: [TimedLuma]) { self.frames = frames }
 
-    public mutating func next() throws -> TimedLuma? { frames.popFirst() }
+    public mutating func advance() throws -> Double? {
+        index = min(index + 1, frames.count)
+        return index < frames.count ? frames[index].time : nil
+    }
+
+    public mutating func picture() throws -> LumaImage { frames[index].image }
 }
 
 /// The start of the leak, kept small: a thumbnail of every frame, a picture every `sampleInterval`.
@@ -26,10 +32,10 @@ struct LeakWindow {
 
     static func read(_ leak: inout some LumaFrameSource, seconds: Double, sampleInterval: Double, thumbnailWidth: Int) throws -> LeakWindow {
         var window = LeakWindow(sampleInterval: sampleInterval)
-        while let frame = try leak.next() {
-            window.thumbnails.append(TimedLuma(time: frame.time, image: thumbnail(frame.image, width: thumbnailWidth)))
-            if window.takesSample(at: frame.time) { window.samples.append(Sample(time: frame.time, image: CompactLuma(frame.image))) }
-            if frame.time - window.thumbnails[0].time >= seconds { break }
+        while let time = try leak.advance() {
+            window.thumbnails.append(TimedLuma(time: time, image: try leak.thumbnail(width: thumbnailWidth)))
+            if window.takesSample(at: time) { window.samples.append(Sample(time: time, image: CompactLuma(try leak.picture()))) }
+            if time - window.thumbnails[0].time >= seconds { break }
         }
         return window
     }
@@ -51,43 +57,65 @@ struct LeakWindow {
             if handedOut == samples.count { (samples, handedOut) = ([], 0) }
             return TimedLuma(time: sample.time, image: sample.image.image)
         }
-        while let frame = try leak.next() {
-            if takesSample(at: frame.time) { return frame }
+        while let time = try leak.advance() {
+            if takesSample(at: time) { return TimedLuma(time: time, image: try leak.picture()) }
         }
         return nil
     }
 }
 
 /// Walks the original alongside the leak: for each leak time, the original frame shown nearest
-/// `leak time + offset`.
+/// `leak time + offset`. Only frames that can be that nearest one are converted: the current
+/// frame once it is within a frame's step of the target, and the one after.
 struct OriginalPairing {
     let offset: Double
-    private var previous: TimedLuma?
-    private var upcoming: TimedLuma?
+    /// The frame the source is on, and its picture once converted.
+    private var current: (time: Double, picture: LumaImage?)?
+    /// The frame before it, kept when it was close enough to a target to be the answer.
+    private var previous: (time: Double, picture: LumaImage)?
+    private var step = 0.0
     private var ended = false
 
     init(offset: Double) { self.offset = offset }
 
     mutating func frame(at leakTime: Double, from source: inout any LumaFrameSource) throws -> LumaImage? {
         let target = leakTime + offset
-        while !ended, (upcoming?.time ?? -Double.infinity) < target {
-            previous = upcoming
-            upcoming = try source.next()
-            if upcoming == nil { ended = true }
+        if current == nil, !ended { try move(&source) }
+        while !ended, let now = current, now.time < target {
+            if step == 0 || target - now.time <= step * 1.01 {
+                previous = (now.time, try now.picture ?? source.picture())
+            }
+            try move(&source)
         }
-        switch (previous, upcoming) {
-        case let (p?, u?): return target - p.time <= u.time - target ? p.image : u.image
-        case let (p?, nil): return target - p.time <= 0.5 ? p.image : nil
-        case let (nil, u?): return u.time - target <= 0.5 ? u.image : nil
-        case (nil, nil): return nil
+        let before = previous.flatMap { target - $0.time <= max(step, 0.5) ? $0 : nil }
+        guard let after = current else { return before?.picture }
+        if let before, target - before.time <= after.time - target { return before.picture }
+        guard after.time - target <= max(step, 0.5) else { return before?.picture }
+        let picture = try after.picture ?? source.picture()
+        current?.picture = picture
+        return picture
+    }
+
+    private mutating func move(_ source: inout any LumaFrameSource) throws {
+        guard let time = try source.advance() else {
+            (current, ended) = (nil, true)
+            return
         }
+        if let now = current, time > now.time { step = time - now.time }
+        current = (time, nil)
     }
 }
 
-/// A thumbnail `width` pixels wide with the picture's shape.
-func thumbnail(_ image: LumaImage, width: Int) -> LumaImage {
-    let height = max(4, Int((Double(width) * Double(image.height) / Double(image.width)).rounded()))
-    return image.resized(width: min(width, image.width), height: min(height, image.height))
+/// A thumbnail `width` pixels wide with the picture's shape (never enlarged).
+public func thumbnail(_ image: LumaImage, width: Int) -> LumaImage {
+    let size = thumbnailSize(width: image.width, height: image.height, thumbnailWidth: width)
+    return image.resized(width: size.width, height: size.height)
+}
+
+/// The size of a thumbnail `thumbnailWidth` wide of a `width`×`height` picture.
+public func thumbnailSize(width: Int, height: Int, thumbnailWidth: Int) -> (width: Int, height: Int) {
+    let thumbnailHeight = max(4, Int((Double(thumbnailWidth) * Double(height) / Double(width)).rounded()))
+    return (min(thumbnailWidth, width), min(thumbnailHeight, height))
 }
 
 /// Up to `count` elements spread evenly over `items`.

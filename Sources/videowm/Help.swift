@@ -18,10 +18,10 @@ enum Help {
         frame's short side, so one config looks the same on every frame size.
         Run 'videowm help config' for the fields.
 
-        Exit codes: 0 ok · 64 usage or config error · 65 input unreadable or corrupt ·
-        66 input missing · 71 out of memory, too many open files or no thread ·
-        73 output cannot be created · 74 write error · 130 interrupted (SIGINT, SIGTERM,
-        SIGHUP, SIGQUIT).
+        Exit codes: 0 ok · 1 trace identified nobody · 64 usage or config error · 65 input
+        unreadable or corrupt · 66 input missing · 71 out of memory, too many open files or
+        no thread · 73 output cannot be created · 74 write error · 130 interrupted (SIGINT,
+        SIGTERM, SIGHUP, SIGQUIT).
 
         """
     }

@@ -29,6 +29,7 @@ struct ExitStatusTests {
             (OutputError(file: "o.mp4", stage: .writing, operation: "writing"), .ioError),
             (ResourceError.memory("allocating a frame"), .resourcesExhausted),
             (InterruptedError(), .interrupted),
+            (NobodyIdentified(), .nobodyIdentified),
             (TextEngineError(.fontEngineFailed(operation: "FT_Init_FreeType", reason: "out of memory")), .dataError),
         ]
         for (error, status) in cases {

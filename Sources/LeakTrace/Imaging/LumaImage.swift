@@ -100,6 +100,27 @@ public struct LumaImage: Sendable, Equatable {
         resampled(from: bounds, width: width, height: height)
     }
 
+    /// The picture turned clockwise by `quarterTurns` quarter turns (a phone video's stored
+    /// frame into the upright picture a viewer sees).
+    public func rotated(clockwiseQuarterTurns quarterTurns: Int) -> LumaImage {
+        let turns = ((quarterTurns % 4) + 4) % 4
+        guard turns != 0 else { return self }
+        let (outWidth, outHeight) = turns % 2 == 1 ? (height, width) : (width, height)
+        var output = [Float](repeating: 0, count: pixels.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (u, v): (Int, Int)
+                switch turns {
+                case 1: (u, v) = (height - 1 - y, x)
+                case 2: (u, v) = (width - 1 - x, height - 1 - y)
+                default: (u, v) = (y, width - 1 - x)
+                }
+                output[v * outWidth + u] = pixels[y * width + x]
+            }
+        }
+        return LumaImage(width: outWidth, height: outHeight, pixels: output)
+    }
+
     /// Each pixel replaced by the mean of the (2·radius + 1)² square around it, edges repeated:
     /// evens out the last pixel of misregistration and the blockiness of heavy compression.
     public func boxBlurred(radius: Int) -> LumaImage {

@@ -7,7 +7,8 @@ final class Decoder {
 
     /// A decoder for `stream`; `file` names it in errors. `strict` makes damaged data an error
     /// rather than something concealed: a still has no next frame to hide the damage behind.
-    init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false) throws {
+    /// `keyframesOnly` skips every other picture (a quick look over a long video).
+    init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false, keyframesOnly: Bool = false) throws {
         self.file = file
         let parameters = stream.pointer.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -23,6 +24,7 @@ final class Decoder {
         // A truncated JPEG otherwise decodes "successfully" with a grey lower part; explode
         // makes the decoders report damaged data.
         if strict { ctx.pointee.err_recognition |= AV_EF_EXPLODE }
+        if keyframesOnly { ctx.pointee.skip_frame = AVDISCARD_NONKEY }
         try check(avcodec_open2(ctx, codec, nil), MediaError.call("opening the \(String(cString: codec.pointee.name)) decoder", file: file))
     }
 

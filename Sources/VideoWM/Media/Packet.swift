@@ -27,6 +27,9 @@ final class Packet {
         set { pointer.pointee.stream_index = Int32(newValue) }
     }
 
+    /// The packet starts a picture that decodes on its own (a keyframe).
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
     /// Converts the timestamps and duration from one time base to another.
     func rescale(from source: Rational, to target: Rational) {
         av_packet_rescale_ts(pointer, source.av, target.av)
