@@ -79,9 +79,6 @@ final class Packet {
         set { pointer.pointee.duration = newValue }
     }
 
-    /// A picture decoding can start at (an I, IDR, CRA or key frame).
-    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
-
     /// The demuxer marks the packet to be decoded but not shown (an MP4 edit list starts after it).
     var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }
