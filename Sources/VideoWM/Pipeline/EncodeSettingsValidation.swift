@@ -59,6 +59,9 @@ extension EncodeSettings.VideoCodec {
 
     /// Containers whose muxer does not answer when asked but is known to carry these codecs
     /// (FFmpeg's MPEG-TS muxer writes H.264 and HEVC).
+    /// Muxers that write a playlist and segment files of their own naming.
+    static let segmentingMuxers: Set<String> = ["hls", "dash"]
+
     static let codecsOfUnlistedMuxers: [String: Set<EncodeSettings.VideoCodec>] = ["mpegts": [.h264, .hevc]]
 
     /// Refuses an output whose container cannot hold this codec (H.264 in WebM, any video in
@@ -68,6 +71,12 @@ extension EncodeSettings.VideoCodec {
         let ext = (output as NSString).pathExtension
         guard let container = ContainerFormat(forOutput: output) else {
             throw RequestError(subject: output, problem: "unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
+        }
+        // FFmpeg's hls and dash muxers write their segments beside the playlist under their own
+        // names, outside AtomicOutput: an interrupted run would leave a playlist pointing at a
+        // missing or partial segment. Refused until videowm publishes presentations itself.
+        if Self.segmentingMuxers.contains(container.name) {
+            throw RequestError(subject: output, problem: "\(container.name == "hls" ? "HLS playlists (.m3u8)" : "DASH manifests (.mpd)") are not written by this version; write an .mp4 and package it")
         }
         let holds: Bool
         switch container.holds(outputOf: encoderName) {
