@@ -31,7 +31,7 @@ struct BatchCommand: ToolCommand {
                   SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX (Kubernetes) with the count \
                   from --shard-count N or VIDEOWM_SHARD_COUNT; else every row
                   """, example: "0/2") { $0.shard = $1 },
-            .integer("--shard-count", range: 1...1_000_000,
+            .integer("--shard-count", range: 1...BatchShard.maximumCount,
                      help: "the N of a Kubernetes shard whose index is JOB_COMPLETION_INDEX (instead of VIDEOWM_SHARD_COUNT)") {
                 $0.shardCount = $1
             },
