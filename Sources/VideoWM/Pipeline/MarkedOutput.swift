@@ -117,7 +117,13 @@ final class MarkedOutput {
         let extensionName = (target as NSString).pathExtension
         for stream in source.input.streams where stream.index != source.videoIndex {
             let index = stream.index, codecName = stream.codec.name
-            switch StreamRoute.route(for: stream, into: muxer, audio: audio) {
+            let route = StreamRoute.route(for: stream, into: muxer, audio: audio)
+            // An audio stream whose parameters the demuxer never found (a file cut short) could
+            // be neither copied nor decoded: the input is at fault, not the output.
+            if stream.mediaType == .audio && route != .drop(notice: false) && (stream.sampleRate <= 0 || stream.channelCount <= 0) {
+                throw MediaError(file: source.path, detail: "audio stream \(index) (\(codecName)) has no sample rate or channels: the file is damaged or cut short")
+            }
+            switch route {
             case .copy:
                 consumers[index] = try StreamCopier(from: stream, to: try muxer.addStream(copying: stream), file: target)
             case .reencodeAudio(let encoderName, let notice):
@@ -198,8 +204,13 @@ final class MarkedOutput {
         destination.discard()
     }
 
-    /// Drains the encoder, finishes the file and moves it into place.
+    /// Drains the encoder, finishes the file and moves it into place. A video stream that
+    /// gave no frame at all (a file cut short after its header) is an error, never an
+    /// output holding only the audio.
     func finish() throws {
+        guard framesWritten > 0 else {
+            throw MediaError(file: source.path, detail: "its video stream has no frame that can be decoded (truncated or damaged)")
+        }
         switch video {
         case .encoded(_, let encoder, let sink, _, let scratchPacket):
             try encoder.send(nil)
