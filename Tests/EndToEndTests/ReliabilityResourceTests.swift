@@ -4,12 +4,38 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 19, an environment that runs out: address space (`ulimit -v`) and a job killed
-/// outright. Each run ends by itself, never by a signal, and leaves no temporary file.
+/// Issue 19, an environment that runs out: threads (a stack limit larger than the address
+/// space, so no thread can start), address space (`ulimit -v`), and a job killed outright.
+/// Each run ends by itself, never by a signal, and leaves no temporary file.
 @Suite("reliability: exhausted resources", .serialized)
 struct ReliabilityResourceTests {
     func config(_ h: Harness) throws -> String {
         try h.write("c.json", #"{ "watermarks": [ { "text": "resources", "size": 0.08, "opacity": 0.8, "anchor": "center" } ] }"#)
+    }
+
+    @Test("when no thread can start, stamp prepares its marks inline, and nothing waits forever", arguments: [
+        ["--version"], ["help"], ["stamp", "in.png", "-o", "out.png", "-c", "c.json"],
+        ["transcode", "in.mp4", "out.mp4", "-c", "c.json"], ["probe", "in.mp4"],
+    ])
+    func noThreadCanStart(arguments: [String]) throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        _ = try h.makeClip("in.mp4", seconds: 1)
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", h.path("in.png")])
+        _ = try config(h)
+        // Every new thread asks for a 1 GB stack, and the address space holds less than that beyond what is loaded.
+        let outcome = try h.shell("ulimit -s 1000000 && ulimit -v 900000 && exec \(Harness.commandLine(arguments))", timeout: 30)
+        #expect(!outcome.timedOut && outcome.signal == nil, "\(outcome)")
+        #expect(outcome.seconds < 10, "took \(outcome.seconds) s")
+        if arguments[0] == "stamp" || arguments[0].hasPrefix("-") || arguments[0] == "help" || arguments[0] == "probe" {
+            // Work that fits on one thread runs on it.
+            #expect(outcome.exitStatus == 0, "\(outcome)")
+        } else {
+            #expect(outcome.exitStatus == 0 || outcome.exitStatus == 71, "\(outcome)")
+            if outcome.exitStatus == 71 { #expect(outcome.stderr.contains("cannot start a thread"), "\(outcome.stderr)") }
+            if outcome.exitStatus == 0 { #expect(try h.videoFrameCount(h.path("out.mp4")) == 30) }
+        }
+        #expect(h.partialFiles().isEmpty)
     }
 
     @Test("--version under a tight ulimit -v never spins")

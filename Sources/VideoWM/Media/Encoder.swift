@@ -83,6 +83,11 @@ final class Encoder {
             entry = e
         }
         av_dict_free(&dict)
+        // EAGAIN here is pthread_create's: the encoder's threads could not start.
+        // x264 says only "external library" when its threads cannot start: ask the system.
+        if code == AVErrorCode.tryAgain || (code < 0 && !SecondThreadWork<Void>.canStartThread()) {
+            throw ResourceError(.threads, "for the \(name) encoder of \(file)")
+        }
         try check(code) { EncoderError(encoder: name, file: file, problem: .openFailed, code: $0) }
         if !leftover.isEmpty {
             throw EncoderError(encoder: name, file: file, problem: .optionsNotTaken(leftover))

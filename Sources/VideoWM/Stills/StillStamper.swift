@@ -179,36 +179,24 @@ public final class StillStamper {
     }
 }
 
-/// `Compositor.prepare` on its own thread. The compositor is not thread-safe: it is handed
-/// over whole — nothing else touches it (or the stamper's warning set its warnings go to)
-/// until `finish` or `waitUntilDone` has returned, which orders the two threads' accesses.
-private final class EarlyPreparation: @unchecked Sendable {
-    private let compositor: Compositor
-    private let done = DispatchSemaphore(value: 0)
-    private var waited = false
-    private var failure: (any Error)?
+/// `Compositor.prepare` on a second thread (`SecondThreadWork`: inline when no thread can
+/// start). The compositor is not thread-safe: it is handed over whole — nothing else touches
+/// it (or the stamper's warning set its warnings go to) until `finish` or `waitUntilDone`
+/// has returned, which joins the thread and so orders the two threads' accesses.
+private final class EarlyPreparation {
+    private let work: SecondThreadWork<Void>
 
     init(compositor: Compositor, width: Int, height: Int) {
-        self.compositor = compositor
-        Thread { [self] in
-            do {
-                try self.compositor.prepare(storedWidth: width, storedHeight: height)
-            } catch {
-                failure = error
-            }
-            done.signal()
-        }.start()
+        work = SecondThreadWork { try compositor.prepare(storedWidth: width, storedHeight: height) }
     }
 
-    /// Waits for the thread; a preparation error is thrown as composing would have thrown it.
+    /// Waits for the work; a preparation error is thrown as composing would have thrown it.
     func finish() throws {
-        waitUntilDone()
-        if let failure { try LayerError.rethrowing { throw failure } }
+        try LayerError.rethrowing { try work.result() }
     }
 
+    /// Waits for the work, its outcome unused (the stamp already failed another way).
     func waitUntilDone() {
-        guard !waited else { return }
-        done.wait()
-        waited = true
+        _ = try? work.result()
     }
 }
