@@ -40,6 +40,10 @@ final class Encoder {
         if let interval = configuration.minKeyframeInterval { c.pointee.keyint_min = Int32(clamping: interval) }
         if let profile = configuration.profileNumber { c.pointee.profile = Int32(clamping: profile) }
         if configuration.globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if case .interlaced(_, let order) = configuration.fieldOrder {
+            c.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
+            c.pointee.field_order = order
+        }
         try open(options: configuration.options)
     }
 
@@ -155,4 +159,10 @@ struct VideoEncoderConfiguration: Equatable {
     /// Keyframes placed by presentation time: the frame path asks for one on each frame a
     /// `KeyframeSchedule` of this interval picks (`Frame.requestKeyframe`); nil: none forced.
     var forcedKeyframes: KeyframeInterval? = nil
+    /// Interlaced coding with this field order (each frame's own `top_field_first` tells
+    /// the encoder which field comes first); progressive otherwise.
+    var fieldOrder: FieldOrder = .progressive
+
+    /// Encoders that code interlaced pictures (field or MBAFF coding) from interlaced frames.
+    static let interlacedEncoders: Set<String> = ["libx264", "mpeg2video"]
 }

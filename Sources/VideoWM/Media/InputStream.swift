@@ -76,7 +76,40 @@ struct InputStream {
             timeBase: timeBase, averageFrameRate: averageFrameRate, realFrameRate: Rational(pointer.pointee.r_frame_rate),
             color: ColorDescription(primaries: par.color_primaries, transfer: par.color_trc, matrix: par.color_space, range: par.color_range,
                                     chromaLocation: par.chroma_location),
-            rotation: displayRotation)
+            rotation: displayRotation, fieldOrder: FieldOrder(par.field_order),
+            // VP9 and VP8 keep alpha beside the picture (Matroska's BlockAdditions, "alpha_mode"),
+            // which FFmpeg's own decoders do not read: the pixel format then says nothing of it.
+            hasAlpha: PixelFormat(AVPixelFormat(rawValue: par.format)).hasAlpha || tag("alpha_mode") == "1")
+    }
+}
+
+/// The order of an interlaced video's fields, as its codec or container declares it.
+enum FieldOrder: Equatable, Sendable {
+    case progressive
+    /// Not declared.
+    case unknown
+    /// Interlaced; `av` keeps FFmpeg's value (which field is coded and which shown first).
+    case interlaced(topFieldFirst: Bool, av: AVFieldOrder)
+
+    init(_ order: AVFieldOrder) {
+        switch order {
+        case AV_FIELD_PROGRESSIVE: self = .progressive
+        // TT and BT show the top field first; BB and TB the bottom one.
+        case AV_FIELD_TT, AV_FIELD_BT: self = .interlaced(topFieldFirst: true, av: order)
+        case AV_FIELD_BB, AV_FIELD_TB: self = .interlaced(topFieldFirst: false, av: order)
+        default: self = .unknown
+        }
+    }
+
+    var isInterlaced: Bool {
+        if case .interlaced = self { return true }
+        return false
+    }
+
+    /// "top field first" or "bottom field first"; nil when not interlaced.
+    var name: String? {
+        guard case .interlaced(let top, _) = self else { return nil }
+        return top ? "top field first" : "bottom field first"
     }
 }
 
@@ -94,6 +127,9 @@ struct VideoStreamDescription: Equatable {
     var realFrameRate: Rational
     var color: ColorDescription
     var rotation: DisplayRotation
+    var fieldOrder: FieldOrder = .progressive
+    /// The stream carries transparency (an alpha pixel format, or VP8/VP9 alpha beside it).
+    var hasAlpha = false
 
     /// The stored pixels' shape; square when unknown.
     var pixelAspect: PixelAspect {

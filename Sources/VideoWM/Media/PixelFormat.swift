@@ -31,6 +31,7 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     private var descriptor: AVPixFmtDescriptor? { av_pix_fmt_desc_get(av)?.pointee }
 
     /// RGB (or BGR, GBR planar…) rather than YUV.
+    var hasAlpha: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 }
     var isRGB: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 }
 
     /// Bits per sample of the first component (8 for yuv420p, 10 for yuv420p10le).

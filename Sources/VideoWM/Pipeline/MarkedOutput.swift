@@ -104,6 +104,12 @@ final class MarkedOutput {
                                  pixelAspect: pixelAspect, file: source.path, streamWidth: source.width, streamHeight: source.height,
                                  pictureWidth: picture.width, pictureHeight: picture.height,
                                  outputWidth: configuration.width, outputHeight: configuration.height, warn: warn)
+        if let order = source.video.fieldOrder.name, !configuration.fieldOrder.isInterlaced {
+            warn("\(source.path): interlaced video (\(order)) encoded by \(configuration.encoderName) as progressive frames, not deinterlaced: moving edges keep their combing")
+        }
+        if source.video.hasAlpha && !configuration.pixelFormat.hasAlpha {
+            warn("\(source.path): the video's transparency (alpha channel) is not kept: \(target) is opaque")
+        }
         if scaled == nil, configuration.width != source.width || configuration.height != source.height {
             warn("\(source.path): \(source.width)×\(source.height) padded to \(configuration.width)×\(configuration.height) for \(configuration.pixelFormat) (the encoder needs even sizes); the extra column or row repeats the edge")
         }

@@ -30,7 +30,9 @@ extension VideoEncoderConfiguration {
                   globalHeader: globalHeader, options: settings.encoderOptions(for: codec, changes: changes),
                   gopSize: changes.gopSize.map(Int.init), minKeyframeInterval: changes.minKeyframeInterval.map(Int.init),
                   profileNumber: changes.profileNumber.map(Int.init),
-                  forcedKeyframes: changes.forcesKeyframes ? settings.controls.gop : nil)
+                  forcedKeyframes: changes.forcesKeyframes ? settings.controls.gop : nil,
+                  // Fields survive only a picture that keeps its rows: a scaled one is progressive.
+                  fieldOrder: scaled == nil && Self.interlacedEncoders.contains(encoderName) ? source.fieldOrder : .progressive)
     }
 
     /// The stored size of the picture `settings.scale` asks for (square pixels, whole chroma
