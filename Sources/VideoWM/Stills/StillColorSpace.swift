@@ -117,10 +117,10 @@ enum StillColorSpace {
         return UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
     }
 
-    /// The first bytes of a local file (for its `cICP` chunk); empty for a URL or an unreadable file.
+    /// The first bytes of a local file (for its `cICP` chunk); empty for a URL, an unreadable
+    /// file, or anything but a regular file (read without blocking, see `BoundedRead`).
     static func fileStart(_ path: String) -> [UInt8] {
-        guard !RemoteImage.isURL(path), let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: ImageHeader.prefixBytes)).map { Array($0) } ?? []
+        guard !RemoteImage.isURL(path) else { return [] }
+        return (try? BoundedRead.prefix(of: path, count: ImageHeader.prefixBytes)) ?? []
     }
 }

@@ -97,11 +97,10 @@ public final class StillStamper {
         try StillImageWriter.write(bytes: encoded, into: destination)
     }
 
-    /// The first bytes of a file (empty when it cannot be read: the decoder then says why).
+    /// The first bytes of a file (empty when it cannot be read, or is a FIFO or a device,
+    /// which `BoundedRead` opens without blocking and does not read: the decoder then says why).
     private static func firstBytes(of path: String) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        return [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+        (try? BoundedRead.prefix(of: path, count: 64)) ?? []
     }
 
     /// Whether the picture can be marked in its decoded YUV planes and encoded as they are:
