@@ -22,7 +22,7 @@ struct ReliabilityInputTests {
         return h.path("in.png")
     }
 
-    @Test("an image layer that is a FIFO, a device or a folder is refused (66) at once, naming it")
+    @Test("an image layer or a still input that is a FIFO, a device or a folder is refused (66) at once, naming it")
     func nonRegularImages() throws {
         let h = try Harness()
         defer { h.cleanUp() }
@@ -38,6 +38,8 @@ struct ReliabilityInputTests {
             let asLogo = try h.shell(setup + "exec " + Harness.commandLine(["stamp", input, "-o", "out.png", "-c", config]))
             expectCleanFailure(asLogo, status: 66, naming: image, in: h)
             #expect(!FileManager.default.fileExists(atPath: h.path("out.png")))
+            let asInput = try h.shell(setup + "exec " + Harness.commandLine(["stamp", image, "-o", "out.png", "-c", try textConfig(h)]))
+            expectCleanFailure(asInput, status: 66, naming: image, in: h)
         }
         // Video commands take the same logo through the same reader.
         let clip = try h.makeClip("in.mp4", seconds: 1)
