@@ -63,6 +63,9 @@ final class RenderPlanner {
     /// it is impossible.
     func decide(target: String, compositor: Compositor) throws -> (job: SpliceJob?, outcome: RenderOutcome) {
         guard mode != .full else { return (nil, .full) }
+        // A stream whose parameters say no pixel format (a file cut off after its header) has no
+        // decision to report under auto: the full render then fails with the one line that says so.
+        if mode == .auto && source.video.pixelFormat.knownName == nil { return (nil, .full) }
         var obstacle = staticObstacle(target: target)
         if obstacle == nil, case .failure(let refusal) = try index() { obstacle = refusal.description }
         let decision = try RenderDecision.decide(mode, obstacle: obstacle, file: source.path) { plan(for: compositor) }
