@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependency arrows point one way:
 //   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
+//   Animation, Overlay <- LeakTrace (leak tracing on grey frames, no FFmpeg) <- VideoWM
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -11,6 +12,7 @@ let package = Package(
         .library(name: "VideoWM", targets: ["VideoWM"]),
         .library(name: "Overlay", targets: ["Overlay"]),
         .library(name: "Animation", targets: ["Animation"]),
+        .library(name: "LeakTrace", targets: ["LeakTrace"]),
     ],
     targets: [
         // libavformat, libavcodec, libswscale, libswresample and libavutil in one module: see Sources/CFFmpeg/shim.h.
@@ -36,8 +38,10 @@ let package = Package(
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
-        .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation", "ImageMetadata"]),
+        // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
+        .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
+        .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),
@@ -45,7 +49,9 @@ let package = Package(
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
         .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation"]),
+        .testTarget(name: "LeakTraceTests", dependencies: ["LeakTrace", "Overlay", "Animation", "TestSupport"]),
         // The command line's option declarations against its help pages and the README.
         .testTarget(name: "CommandLineTests", dependencies: ["videowm"]),
     ]

@@ -25,6 +25,13 @@ public struct FrameClock: Sendable, Equatable {
             Self.validTimeBase(numerator: timeBaseNumerator, denominator: timeBaseDenominator)
     }
 
+    /// A clock whose time zero is already known: a job that decodes only some of the frames
+    /// (smart rendering) still times them from the stream's first picture.
+    public init(timeBaseNumerator: Int32, timeBaseDenominator: Int32, firstTimestamp: Int64) {
+        self.init(timeBaseNumerator: timeBaseNumerator, timeBaseDenominator: timeBaseDenominator)
+        self.firstTimestamp = firstTimestamp
+    }
+
     /// The presentation time of the next frame.
     ///
     /// The first frame defines zero. A frame without a timestamp (`pts == nil`) is placed at

@@ -81,8 +81,23 @@ public final class Compositor {
 
     /// Whether any layer draws at `time` (the same test `composite` applies), so callers can
     /// skip preparing a frame for marks that are hidden there (intervals, start/end, fades).
+    /// Smart rendering re-encodes exactly the GOPs where this holds for some picture.
     public func drawsAnything(at time: PresentationTime) -> Bool {
-        layers.contains { Self.opacityByte($0.timeline.state(at: time).opacity) > 0 }
+        layers.contains { Self.isShown($0, at: time) }
+    }
+
+    /// A layer shows when both its own opacity and its timeline's (fades, hidden spans) round to a
+    /// visible byte: a layer at opacity 0.001 premultiplies its mark to nothing.
+    private static func isShown(_ layer: LayerSpec, at time: PresentationTime) -> Bool {
+        opacityByte(layer.opacity) > 0 && opacityByte(layer.timeline.state(at: time).opacity) > 0
+    }
+
+    /// Whether `other`'s layers show at exactly the times this compositor's do (same visibility
+    /// and opacity, layer for layer), so one plan of where marks are visible serves both.
+    public func showsAtSameTimes(as other: Compositor) -> Bool {
+        layers.count == other.layers.count && zip(layers, other.layers).allSatisfy { a, b in
+            a.timeline.visibility == b.timeline.visibility && Self.opacityByte(a.opacity) == Self.opacityByte(b.opacity)
+        }
     }
 
     static func opacityByte(_ opacity: Double) -> UInt8 {
@@ -127,7 +142,7 @@ public final class Compositor {
         for (spec, layer) in stacking == .laterOnTop ? Array(pairs) : pairs.reversed() {
             let state = spec.timeline.state(at: time)
             let opacity = Self.opacityByte(state.opacity)
-            guard opacity > 0, !layer.isEmpty else { continue }
+            guard opacity > 0, Self.opacityByte(spec.opacity) > 0, !layer.isEmpty else { continue }
             let mark = layer.mark(at: time)
             if layer.isTiled {
                 canvas.blend(mark, atX: 0, y: 0, opacity: opacity)

@@ -4,6 +4,8 @@ import VideoWM
 /// Process exit codes, from BSD's sysexits.h, as SPEC.md lists them.
 enum ExitStatus: Int32, Sendable, Comparable {
     case success = 0
+    /// `trace` identified no row (its report is printed; not an error).
+    case nobodyIdentified = 1
     /// Usage or config error.
     case usage = 64
     /// Input data unreadable or corrupt.
@@ -32,9 +34,11 @@ func exitStatus(for error: any Error) -> ExitStatus {
     switch error {
     case is InterruptedError:
         return .interrupted
+    case is NobodyIdentified:
+        return .nobodyIdentified
     case is ResourceError:
         return .resourcesExhausted
-    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError:
+    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError:
         return .usage
     case is InputError:
         return .noInput

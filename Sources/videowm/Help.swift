@@ -16,12 +16,13 @@ enum Help {
 
         Config: a JSON file with a "watermarks" array; every length is a fraction of the
         frame's short side, so one config looks the same on every frame size.
-        Run 'videowm help config' for the fields.
+        Run 'videowm help config' for the fields. An image layer is a regular file or an
+        http(s) URL fetched within VIDEOWM_FETCH_TIMEOUT seconds in all (default 60).
 
-        Exit codes: 0 ok · 64 usage or config error · 65 input unreadable or corrupt ·
-        66 input missing · 71 out of memory, too many open files or no thread ·
-        73 output cannot be created · 74 write error · 130 interrupted (SIGINT, SIGTERM,
-        SIGHUP, SIGQUIT).
+        Exit codes: 0 ok · 1 trace identified nobody · 64 usage or config error · 65 input
+        unreadable or corrupt · 66 input missing · 71 out of memory, too many open files or
+        no thread · 73 output cannot be created · 74 write error · 130 interrupted (SIGINT,
+        SIGTERM, SIGHUP, SIGQUIT).
 
         """
     }

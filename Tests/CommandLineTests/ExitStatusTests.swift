@@ -21,6 +21,7 @@ struct ExitStatusTests {
             (CSVError(file: "s.csv", line: 2, row: 1, problem: "'id' is empty"), .usage),
             (RequestError(subject: "--at 99", problem: "the video lasts only 5 s"), .usage),
             (EncoderError(encoder: "libx264", file: "o.mp4", problem: .openFailed, code: Self.invalid), .usage),
+            (RenderError(file: "in.mp4", reason: "a mark is visible in every GOP"), .usage),
             (InputError.missing("in.mp4"), .noInput),
             (InputError(file: "in.mp4", problem: .permissionDenied), .noInput),
             (MediaError(file: "in.mp4", operation: "decoding", code: Self.invalid), .dataError),
@@ -28,6 +29,7 @@ struct ExitStatusTests {
             (OutputError(file: "o.mp4", stage: .writing, operation: "writing"), .ioError),
             (ResourceError.memory("allocating a frame"), .resourcesExhausted),
             (InterruptedError(), .interrupted),
+            (NobodyIdentified(), .nobodyIdentified),
             (TextEngineError(.fontEngineFailed(operation: "FT_Init_FreeType", reason: "out of memory")), .dataError),
         ]
         for (error, status) in cases {

@@ -32,6 +32,20 @@ struct ChromiumPlaybackTests {
         #expect(ts.status == 0, "\(ts.stdout)")
     }
 
+    @Test("a smart-rendered MP4 (re-encoded GOPs spliced between copied ones) plays to the end, every frame")
+    func smartRenderedOutputPlays() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 10, extra: ["-x264-params", "keyint=60:min-keyint=60:scenecut=0"])
+        let config = try h.write("config.json", #"{ "watermarks": [ { "text": "ada@example.com", "opacity": 1, "start": 3, "end": 5 } ] }"#)
+        let transcode = try h.videowm("transcode", input, h.path("out.mp4"), "-c", config, "--render", "smart")
+        #expect(transcode.status == 0, "stderr: \(transcode.stderr)")
+        #expect(transcode.stderr.contains("re-encoded 4.0 s of 10.0 s"), "stderr: \(transcode.stderr)")
+        let result = try play(h, h.path("out.mp4"))
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("\"frames\": 300"), "\(result.stdout)")
+    }
+
     @Test("a stream with damaged packets is reported as a decode error, not as played")
     func damagedStreamFails() throws {
         let h = try Harness()

@@ -136,14 +136,14 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer
 
 /// The bar for a failure: it ended by itself with `status` within `seconds`, printed
 /// exactly one line (an error naming `naming`), and left no temporary file.
-func expectCleanFailure(_ outcome: Outcome, status: Int32, naming: String, within seconds: Double = 10, in h: Harness,
+func expectCleanFailure(_ outcome: Outcome, status: Int32, naming: String?, within seconds: Double = 10, in h: Harness,
                         sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(outcome.exitStatus == status, "\(outcome)", sourceLocation: sourceLocation)
     #expect(outcome.seconds < seconds, "took \(outcome.seconds) s", sourceLocation: sourceLocation)
     #expect(outcome.errorLines.count == 1, "expected one line on stderr: \(outcome.stderr.prefix(2000))", sourceLocation: sourceLocation)
     if let line = outcome.errorLines.first {
         #expect(line.hasPrefix("videowm: error: "), "\(line)", sourceLocation: sourceLocation)
-        #expect(line.contains(naming), "the line should name \(naming): \(line)", sourceLocation: sourceLocation)
+        if let naming { #expect(line.contains(naming), "the line should name \(naming): \(line)", sourceLocation: sourceLocation) }
     }
     #expect(h.partialFiles().isEmpty, "temporary files left: \(h.partialFiles())", sourceLocation: sourceLocation)
 }

@@ -32,6 +32,19 @@ struct ReliabilityEncodeOptionsTests {
         #expect(!FileManager.default.fileExists(atPath: h.path(output[0])))
     }
 
+    @Test("a DASH output is refused up front (64) and nothing is written beside it (HLS is written: HLSTests)", arguments: ["out.mpd"])
+    func playlistOutputs(output: String) throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 1)
+        let config = try config(h)
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: h.path(".")))
+        let outcome = try h.shell("exec " + Harness.commandLine(["transcode", input, output, "-c", config]), timeout: 120)
+        expectCleanFailure(outcome, status: 64, naming: output, within: 5, in: h)
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: h.path(".")).filter { !$0.hasPrefix(".run-") })  // the harness's captured output
+        #expect(after == before, "files left beside the output: \(after.subtracting(before).sorted())")
+    }
+
     @Test("a batch whose outputs are .gif is refused before the first row is encoded")
     func batchCodecAndContainer() throws {
         let h = try Harness()

@@ -44,6 +44,23 @@ struct ScaledOutputTests {
         r = try h.videowm(arguments: ["transcode", h.path("in720.mkv"), plain, "-c", try h.write("none.json", #"{ "watermarks": [] }"#)] + lossless)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try Self.frameHashes(h, plain) != scaledHashes)
+
+        // thumbnail --height 720 is that transcode's frame (through the pipeline's own RGB conversion).
+        r = try h.videowm("thumbnail", h.path("in1080.mkv"), h.path("t.png"), "--at", "0.04", "-c", config, "--height", "720", "-q")
+        #expect(r.status == 0, "\(r.stderr)")
+        let thumbnail = try h.picture(h.path("t.png"))
+        // The pipeline's own conversion; untagged HD is BT.709 to videowm (and to players), while
+        // ffmpeg's scale filter would assume BT.601, so the matrix is named.
+        let frame = try h.picture(scaled, filter: "select=eq(n\\,1),scale=in_color_matrix=bt709:flags=bicubic+accurate_rnd+full_chroma_int")
+        #expect(thumbnail.width == 1280 && thumbnail.height == 720)
+        try #require(thumbnail.pixels.count == frame.pixels.count)
+        // Counted, not compared as arrays: a failed == would describe both 2.7-MB arrays.
+        var differing = 0, largest = 0
+        for (a, b) in zip(thumbnail.pixels, frame.pixels) where a != b {
+            differing += 1
+            largest = max(largest, abs(Int(a) - Int(b)))
+        }
+        #expect(differing == 0, "\(differing) bytes differ, by up to \(largest)")
     }
 
     @Test("sizes follow the displayed shape; smaller requests only, unless --upscale; one size option at a time")

@@ -133,12 +133,15 @@ struct StillInputsAndMetadataTests {
         defer { h.cleanUp() }
         let config = try h.write("c.json", Self.config)
         try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", h.path("photo.jpg")])
-        for output in ["set.jpg", "set.png"] {
+        for output in ["set.jpg", "set.png", "set.avif"] {
             let r = try h.videowm("stamp", h.path("photo.jpg"), "-o", h.path(output), "-c", config, "--set-metadata", "copyright=© Example U", "-q")
             #expect(r.status == 0, "\(r.stderr)")
             let tags = try Self.exif(h, h.path(output))
             #expect(tags["Copyright"] == "© Example U" && tags["Rights"] == "© Example U", "\(output): \(tags)")
         }
+        // AVIF (libheif's AV1 encoder): the picture, its size and the EXIF item.
+        let avif = try h.run("exiftool", ["-j", "-n", "-ImageWidth", "-ImageHeight", "-MajorBrand", h.path("set.avif")])
+        #expect(avif.stdout.contains("\"ImageWidth\": 320") && avif.stdout.contains("\"ImageHeight\": 240") && avif.stdout.contains("avif"), "\(avif.stdout)")
         let clip = try h.makeClip("in.mp4", seconds: 0.3, audio: false)
         for output in ["set.mp4", "set.mkv"] {
             let r = try h.videowm("transcode", clip, h.path(output), "-c", config, "--set-metadata", "copyright=© Example U",

@@ -313,7 +313,9 @@ struct StillsTests {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
-    @Test("stamping 100 twelve-megapixel JPEGs keeps peak memory bounded by one image", .timeLimit(.minutes(3)))
+    // The limit only catches a hang. With the whole suite running in parallel on a loaded 2-core
+    // machine the stamp alone ran over 6 minutes and the test about 20 (3 minutes failed it).
+    @Test("stamping 100 twelve-megapixel JPEGs keeps peak memory bounded by one image", .timeLimit(.minutes(20)))
     func memoryStaysBounded() throws {
         let h = try Harness()
         defer { h.cleanUp() }

@@ -201,6 +201,33 @@ struct BatchShardTests {
         #expect(throws: RequestError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "5", "VIDEOWM_SHARD_COUNT": "5"]) }
     }
 
+    @Test("every scheduler variable at the integer limits is a usage error naming it, never an overflow")
+    func valuesAtTheLimits() throws {
+        let extremes = [String(Int.min), String(Int.max), "-1", "0", "99999999999999999999", String(BatchShard.maximumSlurmValue + 1)]
+        let names = ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT"]
+        var checked = 0
+        for name in names {
+            for value in extremes {
+                var environment = ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "4"]
+                environment[name] = value
+                do {
+                    let shard = try BatchShard.fromEnvironment(environment)
+                    #expect((0..<shard.count).contains(shard.index), "\(name)=\(value)")
+                } catch let error as RequestError {
+                    #expect(error.description.contains("SLURM_ARRAY_TASK_"), "\(name)=\(value): \(error)")
+                }
+                checked += 1
+            }
+        }
+        for (index, count) in [(String(Int.max), String(Int.min)), ("-1", "4"), ("0", String(Int.max)), (String(Int.min), "99999999999999999999")] {
+            #expect(throws: RequestError.self, "\(index)/\(count)") {
+                try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": index, "VIDEOWM_SHARD_COUNT": count])
+            }
+            #expect(throws: RequestError.self, "\(index)/\(count)") { try BatchShard.parse("\(index)/\(count)") }
+        }
+        #expect(checked == names.count * extremes.count)
+    }
+
     @Test func noSchedulerMeansTheWholeBatch() throws {
         #expect(try BatchShard.fromEnvironment(["HOME": "/root"]) == .whole)
         #expect(throws: RequestError.self) { try BatchShard.fromEnvironment([:], countOverride: 4) }
@@ -254,9 +281,14 @@ struct BatchFilesTests {
 
     @Test func reportLines() {
         let row = BatchRow(number: 3, line: 4, variables: [:], output: "out/\"quoted\".mp4")
-        let done = BatchRowResult(row: row, status: .done, seconds: 1.23456, error: nil)
-        #expect(done.jsonLine == #"{"row":3,"output":"out/\"quoted\".mp4","status":"done","seconds":1.235,"error":null}"#)
+        let done = BatchRowResult(row: row, status: .done, seconds: 1.23456, error: nil, render: .full)
+        #expect(done.jsonLine == #"{"row":3,"output":"out/\"quoted\".mp4","status":"done","seconds":1.235,"reencoded":1.000,"error":null}"#)
+        let smart = BatchRowResult(row: row, status: .done, seconds: 1, error: nil,
+                                   render: RenderOutcome(isSmart: true, reencodedSeconds: 12, totalSeconds: 60))
+        #expect(smart.jsonLine.contains(#""reencoded":0.200,"#))
+        let copied = BatchRowResult(row: row, status: .done, seconds: 1, error: nil)
+        #expect(copied.jsonLine.contains(#""reencoded":0.000,"#))
         let failed = BatchRowResult(row: row, status: .failed, seconds: 0, error: OutputError(file: "x", stage: .creating, detail: "no\nway"))
-        #expect(failed.jsonLine.hasSuffix(#""status":"failed","seconds":0.000,"error":"x: no\nway"}"#))
+        #expect(failed.jsonLine.hasSuffix(#""status":"failed","seconds":0.000,"reencoded":null,"error":"x: no\nway"}"#))
     }
 }

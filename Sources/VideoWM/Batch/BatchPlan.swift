@@ -18,7 +18,8 @@ public struct BatchRow: Sendable, Equatable {
 ///
 /// Checked: every placeholder of the config and of the output template is a CSV column
 /// (or a `--var`); every value a row needs is non-blank; every output path stays inside
-/// the template's directory; no two rows resolve to the same output.
+/// the template's directory; no two rows resolve to the same output; no text a row fills in
+/// is longer than a mark can be (`ConfigLimits`).
 public struct BatchPlan: Sendable {
     public let rows: [BatchRow]
     public let outputTemplate: OutputPathTemplate
@@ -55,6 +56,12 @@ public struct BatchPlan: Sendable {
             for (name, neededBy) in Self.requiredVariables(config: config, template: outputTemplate, variables: variables)
             where variables[name, default: ""].allSatisfy(\.isWhitespace) {
                 throw CSVError(file: file, line: record.line, row: record.number, problem: "'\(name)' is empty, but \(neededBy) needs it")
+            }
+            // A value that makes a mark's text too long stops the batch here, not when its row is reached.
+            do {
+                try config.checkTextLengths(variables: variables)
+            } catch let error as ConfigError {
+                throw CSVError(file: file, line: record.line, row: record.number, problem: error.description)
             }
             let output: String
             do {

@@ -19,12 +19,25 @@ public struct BatchRowResult: Sendable {
     /// Wall time from the start of the row's group to its end (0 when skipped).
     public let seconds: Double
     public let error: (any Error)?
+    /// How a done row's video was made (nil: copied, skipped or failed).
+    public let render: RenderOutcome?
 
-    /// The report line: `{"row":…,"output":…,"status":…,"seconds":…,"error":…}`.
+    public init(row: BatchRow, status: Status, seconds: Double, error: (any Error)?, render: RenderOutcome? = nil) {
+        self.row = row
+        self.status = status
+        self.seconds = seconds
+        self.error = error
+        self.render = render
+    }
+
+    /// The report line: `{"row":…,"output":…,"status":…,"seconds":…,"reencoded":…,"error":…}`, where
+    /// `reencoded` is the share of the video re-encoded (0…1 with smart rendering, 1 for a full
+    /// render, 0 when the video was copied; null when nothing was written).
     public var jsonLine: String {
         let error = self.error.map { JSONText.string("\($0)") } ?? "null"
+        let reencoded = status != .done ? "null" : String(format: "%.3f", render?.reencodedShare ?? 0)
         return "{\"row\":\(row.number),\"output\":\(JSONText.string(row.output)),\"status\":\"\(status.rawValue)\","
-            + "\"seconds\":\(String(format: "%.3f", seconds)),\"error\":\(error)}"
+            + "\"seconds\":\(String(format: "%.3f", seconds)),\"reencoded\":\(reencoded),\"error\":\(error)}"
     }
 }
 

@@ -17,6 +17,11 @@ public struct BatchSummary: Sendable {
 /// One row's failure — its output cannot be created, its encoder or muxer fails midway —
 /// abandons that output alone; the group goes on. Only an interrupt, or an input that
 /// cannot be opened at all, stops the batch.
+///
+/// With smart rendering (`render`), the input's packets are indexed once and every row's spans
+/// planned before anything is written (`BatchRendering`); a group then decodes only the GOPs some
+/// row of it re-encodes, and each picture goes to the rows whose spans hold it. A row whose splice
+/// fails midway is done again in full (`auto`) or fails with the reason (`smart`).
 public struct BatchRunner {
     public var input: String
     public var config: WatermarkConfig
@@ -31,13 +36,18 @@ public struct BatchRunner {
     public static let defaultOutputsPerDecode = 4
     /// Redo rows whose output exists (replacing it) instead of skipping them.
     public var force: Bool
+    /// `--render`: full (every frame re-encoded), smart or auto (`Transcoder`'s rules, per row).
+    public var render: RenderMode
     public var warn: WarningHandler
+    /// Hears the `--render auto` notices before any row starts: one line per distinct decision.
+    public var notice: (String) -> Void
     /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
     /// in `outputDirectory`, created when missing).
     public var hls = HLSSettings()
 
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
-                damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false, warn: @escaping WarningHandler) {
+                damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false,
+                render: RenderMode = .full, warn: @escaping WarningHandler, notice: @escaping (String) -> Void = { _ in }) {
         precondition(outputsPerDecode >= 1, "a group needs room for one output")
         self.input = input
         self.config = config
@@ -47,7 +57,9 @@ public struct BatchRunner {
         self.damagePolicy = damagePolicy
         self.outputsPerDecode = outputsPerDecode
         self.force = force
+        self.render = render
         self.warn = warn
+        self.notice = notice
     }
 
     /// Runs every row. `onRow` hears each row's result as it ends (skipped rows first); an
@@ -102,13 +114,23 @@ public struct BatchRunner {
         let images = ImageCache()
         try loadImages(usedBy: pending, into: images)
         let sharing = try segmentSharing(for: pending, source: probedSource!)
+        let rendering = try BatchRendering(mode: render, rows: pending, config: config, source: probedSource!, settings: settings,
+                                           images: images, segmentSharing: sharing.sharing, notice: notice)
 
-        for start in stride(from: 0, to: pending.count, by: outputsPerDecode) {
-            try Interruption.throwIfRequested()
-            let group = Array(pending[start..<min(start + outputsPerDecode, pending.count)])
-            let source = probedSource
-            probedSource = nil
-            try runGroup(group, source: source, images: images, sharing: sharing, tracker: tracker, report: report, onProgress: onProgress)
+        var queue = pending
+        while !queue.isEmpty {
+            for start in stride(from: 0, to: queue.count, by: outputsPerDecode) {
+                try Interruption.throwIfRequested()
+                let group = Array(queue[start..<min(start + outputsPerDecode, queue.count)])
+                let source = probedSource
+                probedSource = nil
+                try runGroup(group, source: source, images: images, rendering: rendering, hls: sharing, tracker: tracker, report: report,
+                             onProgress: onProgress)
+            }
+            // Rows whose splice failed midway, done again in full.
+            queue = pending.filter { rendering.retryInFull.contains($0.number) }
+            for number in rendering.retryInFull { rendering.rows[number] = .full(.full) }
+            rendering.retryInFull = []
         }
         return BatchSummary(progress: tracker.snapshot(), failures: failures)
     }
@@ -122,37 +144,26 @@ public struct BatchRunner {
     }
 
     /// One decode of the input feeding every output of `group`.
-    /// The sharing of unmarked segments between `.m3u8` rows: the shared folder (created when
-    /// missing) and the cuts every row follows; nil with a notice when the input does not allow it.
-    private func segmentSharing(for rows: [BatchRow], source: VideoSource) throws -> (settings: HLSSettings, sharing: SegmentSharing?) {
-        var settings = hls
-        guard let first = rows.first(where: { ($0.output as NSString).pathExtension.lowercased() == "m3u8" }) else { return (settings, nil) }
-        let folder = settings.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
-        }
-        settings.sharedFolder = folder
-        switch try SegmentSharing.prepare(source: source, settings: self.settings, target: settings.segmentDuration, output: first.output) {
-        case .success(let sharing):
-            return (settings, sharing)
-        case .failure(let refusal):
-            warn("\(input): every row's segments are its own, none shared (\(refusal))")
-            return (settings, nil)
-        }
-    }
-
-    private func runGroup(_ group: [BatchRow], source probed: VideoSource?, images: ImageCache,
-                          sharing: (settings: HLSSettings, sharing: SegmentSharing?), tracker: BatchProgressTracker,
+    private func runGroup(_ group: [BatchRow], source probed: VideoSource?, images: ImageCache, rendering: BatchRendering,
+                          hls: (settings: HLSSettings, sharing: SegmentSharing?), tracker: BatchProgressTracker,
                           report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         let started = Date()
         func finish(_ row: BatchRow, _ error: Error?) throws {
             // An interrupt, or a report that cannot be written, stops the batch; it is no row's failure.
             if let error = error as? InterruptedError { throw error }
             if let error = error as? StopBatch { throw error }
+            if let failure = error as? SpliceSink.Failure {
+                // Found while encoding: auto renders the row in full afterwards; smart reports why it could not.
+                if render == .auto {
+                    rendering.retryInFull.insert(row.number)
+                    warn("row \(row.number): render: full (the splice failed: \(failure.reason)); done again after this group")
+                    return
+                }
+                return try finish(row, RenderError(file: input, reason: failure.reason))
+            }
             try report(BatchRowResult(row: row, status: error == nil ? .done : .failed,
-                                  seconds: Date().timeIntervalSince(started), error: error))
+                                      seconds: Date().timeIntervalSince(started), error: error,
+                                      render: error == nil ? rendering.rows[row.number]?.outcome : nil))
         }
 
         let source: VideoSource
@@ -166,12 +177,14 @@ public struct BatchRunner {
         for row in group {
             do {
                 outputs.append(try GroupOutput(row: row, source: source, config: config, images: images, settings: settings,
-                                               hls: sharing.settings, sharing: sharing.sharing, overwrite: force, warn: warn))
+                                               hls: hls.settings, sharing: hls.sharing, splice: rendering.rows[row.number]?.job,
+                                               overwrite: force, warn: warn))
             } catch {
                 try finish(row, error)
             }
         }
         guard !outputs.isEmpty else { return }
+        let selection = rendering.decodeSelection(for: outputs.map(\.row))
 
         /// Runs `step` on every output; one that throws is abandoned and reported, the rest go on.
         /// Once none is left, decoding the rest of the input would be wasted: stop it.
@@ -191,12 +204,19 @@ public struct BatchRunner {
         }
 
         do {
-            try source.run(onFrame: { timed in
+            try source.run(selection: selection, onFrame: { timed in
                 try forEachOutput { try $0.consume(timed, exclusive: false) }
                 tracker.groupReached(seconds: source.lastTimeSeconds, activeOutputs: outputs.count)
                 onProgress(tracker.snapshot())
-            }, onPacket: { packet in
-                try forEachOutput { try $0.passThrough(packet) }
+            }, onPacket: { packet, videoPacket in
+                try forEachOutput { try $0.passThrough(packet, videoPacket: videoPacket) }
+                if selection != nil && videoPacket != nil {
+                    // Copied stretches decode nothing: progress follows the packets read.
+                    tracker.groupReached(seconds: source.positionSeconds, activeOutputs: outputs.count)
+                    onProgress(tracker.snapshot())
+                }
+            }, onDecodeRunEnd: { end in
+                try forEachOutput { try $0.decodeRunEnded(before: end) }
             })
         } catch is EveryOutputFailed {
             return
@@ -242,7 +262,7 @@ private final class GroupOutput {
     let output: MarkedOutput
 
     init(row: BatchRow, source: VideoSource, config: WatermarkConfig, images: ImageCache, settings: EncodeSettings,
-         hls: HLSSettings, sharing: SegmentSharing?, overwrite: Bool, warn: @escaping WarningHandler) throws {
+         hls: HLSSettings, sharing: SegmentSharing?, splice: SpliceJob?, overwrite: Bool, warn: @escaping WarningHandler) throws {
         self.row = row
         // A row whose every layer is left out by `unless` gets an empty compositor: MarkedOutput then copies the video.
         let compositor = try Compositor.forJob(config: config, variables: row.variables, images: images, warn: warn)
@@ -256,6 +276,6 @@ private final class GroupOutput {
             }
         }
         output = try MarkedOutput(source: source, target: row.output, compositor: compositor, settings: settings, hls: hls,
-                                  sharing: sharing, overwrite: overwrite, warn: warn)
+                                  sharing: sharing, overwrite: overwrite, splice: splice, warn: warn)
     }
 }

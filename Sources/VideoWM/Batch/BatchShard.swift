@@ -26,11 +26,19 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
 
     public func contains(rowIndex: Int) -> Bool { rowIndex % count == index }
 
+    /// The most processes a batch can be split into (`--shard-count`'s limit too).
+    public static let maximumCount = 1_000_000
+    /// Slurm's largest array task ID (its MaxArraySize is at most 4000001).
+    static let maximumSlurmValue = 4_000_000
+
     /// `--shard I/N`.
     public static func parse(_ text: String) throws -> BatchShard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
-            throw RequestError(subject: nil, problem: "--shard takes I/N such as 0/4, got '\(text)'")
+            throw RequestError(subject: "--shard", problem: "takes I/N such as 0/4, got '\(text)'")
+        }
+        guard (1...maximumCount).contains(count) else {
+            throw RequestError(subject: "--shard", problem: "N must be from 1 to \(maximumCount), got \(count)")
         }
         return try BatchShard(index: index, count: count, origin: "--shard")
     }
@@ -40,25 +48,31 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// so `--array=1-8` or `0-14:2` work too), or a Kubernetes Indexed Job
     /// (`JOB_COMPLETION_INDEX`, whose count the pod does not see: `countOverride` from
     /// `--shard-count`, else `VIDEOWM_SHARD_COUNT`). Without any of these: the whole batch.
+    ///
+    /// Every value is range-checked before any arithmetic, so no value of a variable can
+    /// overflow (a usage error names the variable instead).
     public static func fromEnvironment(_ environment: [String: String], countOverride: Int? = nil) throws -> BatchShard {
-        func number(_ name: String) throws -> Int? {
+        func number(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
             guard let text = environment[name], !text.isEmpty else { return nil }
-            guard let value = Int(text) else { throw RequestError(subject: "\(name)='\(text)'", problem: "is not a whole number") }
+            guard let value = Int(text), range.contains(value) else {
+                throw RequestError(subject: "\(name)='\(text)'", problem: "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
             return value
         }
-        if let taskID = try number("SLURM_ARRAY_TASK_ID") {
-            guard let count = try number("SLURM_ARRAY_TASK_COUNT") else {
+        let slurmValues = 0...maximumSlurmValue
+        if let taskID = try number("SLURM_ARRAY_TASK_ID", in: slurmValues) {
+            guard let count = try number("SLURM_ARRAY_TASK_COUNT", in: 1...maximumCount) else {
                 throw RequestError(subject: nil, problem: "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; pass --shard I/N")
             }
-            let first = try number("SLURM_ARRAY_TASK_MIN") ?? 0
-            let step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
-            guard (taskID - first) % step == 0 else {
+            let first = try number("SLURM_ARRAY_TASK_MIN", in: slurmValues) ?? 0
+            let step = try number("SLURM_ARRAY_TASK_STEP", in: 1...maximumSlurmValue) ?? 1
+            guard taskID >= first, (taskID - first) % step == 0 else {
                 throw RequestError(subject: nil, problem: "SLURM_ARRAY_TASK_ID=\(taskID) is not on the array's range (min \(first), step \(step)); use --array=0-\(count - 1) or pass --shard I/N")
             }
             return try BatchShard(index: (taskID - first) / step, count: count, origin: "SLURM_ARRAY_TASK_ID")
         }
-        if let completionIndex = try number("JOB_COMPLETION_INDEX") {
-            guard let count = try countOverride ?? number("VIDEOWM_SHARD_COUNT") else {
+        if let completionIndex = try number("JOB_COMPLETION_INDEX", in: 0...maximumCount) {
+            guard let count = try countOverride ?? number("VIDEOWM_SHARD_COUNT", in: 1...maximumCount) else {
                 throw RequestError(subject: nil, problem: "JOB_COMPLETION_INDEX is set but the shard count is not: pass --shard-count N or set VIDEOWM_SHARD_COUNT to the Job's completions")
             }
             return try BatchShard(index: completionIndex, count: count, origin: "JOB_COMPLETION_INDEX")

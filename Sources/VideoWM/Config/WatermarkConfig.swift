@@ -25,27 +25,41 @@ public struct WatermarkConfig: Sendable {
         })
     }
 
-    /// Reads and checks the config at `path`.
+    /// Reads and checks the config at `path`: a regular file or a pipe (`-c <(generate)`), at
+    /// most `ConfigLimits.maximumBytes`, refused by its size before any of it is read.
     public static func load(path: String, warn: @escaping WarningHandler) throws -> WatermarkConfig {
-        guard FileManager.default.fileExists(atPath: path) else { throw InputError.missing(path) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(file: path, problem: .unreadable(what: "the config file"))
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedRead.contents(of: path, accepting: .regularFilesAndPipes, maximumBytes: ConfigLimits.maximumBytes)
+        } catch .tooLarge(let size) {
+            throw ConfigLimits.tooLarge(file: path, bytes: size)
+        } catch {
+            throw error.inputError(file: path, what: "the config file")
         }
         let base = (path as NSString).deletingLastPathComponent
-        return try parse(data, file: path, baseDirectory: base.isEmpty ? "." : base, warn: warn)
+        return try parse(Data(bytes), file: path, baseDirectory: base.isEmpty ? "." : base, warn: warn)
     }
 
-    /// Parses config JSON. Relative image paths are resolved against `baseDirectory`.
+    /// Parses config JSON. Relative image paths are resolved against `baseDirectory`. Malformed
+    /// JSON is reported at its line and column, a key given twice at its path, and the limits
+    /// (`ConfigLimits`) are checked before any layer is read.
     public static func parse(_ data: Data, file: String, baseDirectory: String, warn: @escaping WarningHandler) throws -> WatermarkConfig {
+        guard data.count <= ConfigLimits.maximumBytes else { throw ConfigLimits.tooLarge(file: file, bytes: data.count) }
         let root: JSONValue
         do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
+            root = try StrictJSONParser.parse(Array(data))
         } catch {
-            throw ConfigError(file: file, path: "$", problem: "not valid JSON (\(Self.describe(decodingError: error)))")
+            switch error.kind {
+            case .syntax: throw ConfigError(file: file, path: "$", problem: error.description)
+            case .duplicateKey(let path): throw ConfigError(file: file, path: path, problem: error.description)
+            }
         }
         let top = try JSONField(value: root, path: "", file: file).object(allowedKeys: ["watermarks"])
         guard let list = top["watermarks"] else { throw ConfigError(file: file, path: "watermarks", problem: "missing (the config needs a \"watermarks\" array)") }
         let entries = try list.array()
+        guard entries.count <= ConfigLimits.maximumLayers else {
+            throw ConfigError(file: file, path: "watermarks", problem: "has \(entries.count) layers; a config may have at most \(ConfigLimits.maximumLayers)")
+        }
         let isTPStreams = entries.contains { entry in
             guard case .object(let fields) = entry.value else { return false }
             return !LayerFields.tpStreamsFields.isDisjoint(with: fields.keys)
@@ -53,15 +67,39 @@ public struct WatermarkConfig: Sendable {
         let layers = try entries.enumerated().map { index, field in
             try LayerTemplate(field, index: index, baseDirectory: baseDirectory, isTPStreams: isTPStreams, warn: warn)
         }
-        return WatermarkConfig(file: file, layers: layers, isTPStreams: isTPStreams)
+        let config = WatermarkConfig(file: file, layers: layers, isTPStreams: isTPStreams)
+        // The text as written (placeholders empty) must fit already.
+        try config.checkTextLengths(variables: [:])
+        return config
     }
 
-    private static func describe(decodingError error: Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+    /// Refuses a text layer whose text, with `variables` filled in, is longer than a mark can
+    /// be; `BatchPlan` asks this for every row before the first is encoded.
+    public func checkTextLengths(variables: [String: String]) throws {
+        for layer in layers where !layer.isExcluded(by: variables) {
+            guard case .text(let template) = layer.content else { continue }
+            let count = template.render(variables).unicodeScalars.count
+            guard count <= ConfigLimits.maximumTextCharacters else {
+                throw ConfigError(file: file, path: layer.path + ".text",
+                                  problem: "is \(count) characters\(variables.isEmpty ? "" : " with these values"); a mark's text may be at most \(ConfigLimits.maximumTextCharacters)")
+            }
         }
-        return "\(error)"
+    }
+}
+
+/// The stated limits of a config, checked before any work. A watermark config is a few
+/// kilobytes and a handful of layers; these leave ample room while refusing, at once, a file
+/// that would have a job spend minutes and gigabytes preparing 400,000 layers.
+public enum ConfigLimits {
+    /// Bytes of JSON (1 MB).
+    public static let maximumBytes = 1 << 20
+    /// Layers in "watermarks".
+    public static let maximumLayers = 256
+    /// Characters of one layer's text after its placeholders are filled in: the text engine's own limit.
+    public static var maximumTextCharacters: Int { TextLimits.maximumScalarCount }
+
+    static func tooLarge(file: String, bytes: Int) -> ConfigError {
+        ConfigError(file: file, path: "$", problem: "is \(bytes) bytes or more; a config may be at most \(maximumBytes) bytes (1 MB)")
     }
 }
 

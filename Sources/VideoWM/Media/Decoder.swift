@@ -7,15 +7,42 @@ final class Decoder {
 
     /// A decoder for `stream`; `file` names it in errors. `strict` makes damaged data an error
     /// rather than something concealed: a still has no next frame to hide the damage behind.
-    init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false) throws {
+    /// `keyframesOnly` skips every other picture (a quick look over a long video).
+    init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false, keyframesOnly: Bool = false) throws {
         self.file = file
         let parameters = stream.pointer.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(file: file, detail: "no decoder for \(stream.codec.name) (stream \(stream.index))")
         }
+        // When the system cannot start the decoder's threads (EAGAIN from pthread_create: a
+        // thread limit, or no address space for their stacks), the decoder runs on ours.
+        var opened = try Self.open(codec, parameters: parameters, stream: stream, file: file, threads: threads, strict: strict, keyframesOnly: keyframesOnly)
+        if case .failure(let failure) = opened, failure.code == AVErrorCode.tryAgain, threads != 1 {
+            opened = try Self.open(codec, parameters: parameters, stream: stream, file: file, threads: 1, strict: strict, keyframesOnly: keyframesOnly)
+        }
+        switch opened {
+        case .success(let ctx):
+            context = ctx
+        case .failure(let failure):
+            let code = failure.code, name = "the \(String(cString: codec.pointee.name)) decoder"
+            if code == AVErrorCode.tryAgain { throw ResourceError(.threads, "for \(name) of \(file)") }
+            try check(code, MediaError.call("opening \(name)", file: file))
+            preconditionFailure("check returned for a failed open")
+        }
+    }
+
+    /// A context opened on `codec`, or avcodec_open2's failing code (the context freed).
+    private static func open(_ codec: UnsafePointer<AVCodec>, parameters: UnsafeMutablePointer<AVCodecParameters>, stream: InputStream,
+                             file: String, threads: Int, strict: Bool,
+                             keyframesOnly: Bool) throws -> Result<UnsafeMutablePointer<AVCodecContext>, OpenFailure> {
         guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceError.memory("creating a decoder") }
-        context = ctx
-        try check(avcodec_parameters_to_context(ctx, parameters), MediaError.call("copying codec parameters", file: file))
+        var owned: UnsafeMutablePointer<AVCodecContext>? = ctx
+        let copied = avcodec_parameters_to_context(ctx, parameters)
+        guard copied >= 0 else {
+            avcodec_free_context(&owned)
+            try check(copied, MediaError.call("copying codec parameters", file: file))
+            preconditionFailure("check returned for a failed copy")
+        }
         ctx.pointee.pkt_timebase = stream.timeBase.av
         ctx.pointee.thread_count = Int32(threads)  // 0: as many as FFmpeg finds useful
         // Frame and slice threads together, as the ffmpeg tool does.
@@ -23,7 +50,19 @@ final class Decoder {
         // A truncated JPEG otherwise decodes "successfully" with a grey lower part; explode
         // makes the decoders report damaged data.
         if strict { ctx.pointee.err_recognition |= AV_EF_EXPLODE }
-        try check(avcodec_open2(ctx, codec, nil), MediaError.call("opening the \(String(cString: codec.pointee.name)) decoder", file: file))
+        if keyframesOnly { ctx.pointee.skip_frame = AVDISCARD_NONKEY }
+        let code = avcodec_open2(ctx, codec, nil)
+        guard code >= 0 else {
+            avcodec_free_context(&owned)
+            return .failure(OpenFailure(code))
+        }
+        return .success(ctx)
+    }
+
+    /// avcodec_open2's failing code, as a `Result`'s failure.
+    private struct OpenFailure: Error {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
     }
 
     deinit {

@@ -40,6 +40,10 @@ final class Encoder {
         if let interval = configuration.minKeyframeInterval { c.pointee.keyint_min = Int32(clamping: interval) }
         if let profile = configuration.profileNumber { c.pointee.profile = Int32(clamping: profile) }
         if configuration.globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if case .interlaced(_, let order) = configuration.fieldOrder {
+            c.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
+            c.pointee.field_order = order
+        }
         try open(options: configuration.options)
     }
 
@@ -50,16 +54,16 @@ final class Encoder {
 
     var name: String { String(cString: codec.pointee.name) }
 
-    /// The opened encoder's out-of-band header (x264's SPS and PPS, Annex B, with a global
-    /// header), empty when there is none.
-    var codecHeader: [UInt8] {
-        guard let data = context.pointee.extradata, context.pointee.extradata_size > 0 else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
-    }
     var timeBase: Rational { Rational(context.pointee.time_base) }
     var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
     var width: Int { Int(context.pointee.width) }
     var height: Int { Int(context.pointee.height) }
+
+    /// The codec's global header (H.264/HEVC parameter sets in Annex B form) when opened with one.
+    var extradata: [UInt8] {
+        guard let data = context.pointee.extradata, context.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
+    }
 
     /// Pixel formats the encoder named `name` accepts (empty when it does not say).
     static func supportedPixelFormats(ofEncoderNamed name: String) throws -> [PixelFormat] {
@@ -84,6 +88,11 @@ final class Encoder {
             entry = e
         }
         av_dict_free(&dict)
+        // EAGAIN here is pthread_create's: the encoder's threads could not start.
+        // x264 says only "external library" when its threads cannot start: ask the system.
+        if code == AVErrorCode.tryAgain || (code < 0 && !SecondThreadWork<Void>.canStartThread()) {
+            throw ResourceError(.threads, "for the \(name) encoder of \(file)")
+        }
         try check(code) { EncoderError(encoder: name, file: file, problem: .openFailed, code: $0) }
         if !leftover.isEmpty {
             throw EncoderError(encoder: name, file: file, problem: .optionsNotTaken(leftover))
@@ -151,4 +160,10 @@ struct VideoEncoderConfiguration: Equatable {
     /// Keyframes placed by presentation time: the frame path asks for one on each frame a
     /// `KeyframeSchedule` of this interval picks (`Frame.requestKeyframe`); nil: none forced.
     var forcedKeyframes: KeyframeInterval? = nil
+    /// Interlaced coding with this field order (each frame's own `top_field_first` tells
+    /// the encoder which field comes first); progressive otherwise.
+    var fieldOrder: FieldOrder = .progressive
+
+    /// Encoders that code interlaced pictures (field or MBAFF coding) from interlaced frames.
+    static let interlacedEncoders: Set<String> = ["libx264", "mpeg2video"]
 }

@@ -28,28 +28,6 @@ struct InputStream {
     var sampleRate: Int { Int(pointer.pointee.codecpar.pointee.sample_rate) }
     var channelCount: Int { Int(pointer.pointee.codecpar.pointee.ch_layout.nb_channels) }
 
-    /// The codec's out-of-band header (an H.264 avcC record in MP4), empty when there is none.
-    var codecHeader: [UInt8] {
-        let par = pointer.pointee.codecpar.pointee
-        guard let data = par.extradata, par.extradata_size > 0 else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: Int(par.extradata_size)))
-    }
-
-    /// FFmpeg's name of the stream's profile ("High", "Main"), nil when unknown.
-    var profileName: String? {
-        let par = pointer.pointee.codecpar.pointee
-        return avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
-    }
-
-    /// The codec's level (H.264: 31 for 3.1), nil when unknown.
-    var level: Int? {
-        let level = Int(pointer.pointee.codecpar.pointee.level)
-        return level > 0 ? level : nil
-    }
-
-    /// Pictures of reordering delay (B-frames), as the demuxer reports it.
-    var reorderDelay: Int { Int(pointer.pointee.codecpar.pointee.video_delay) }
-
     /// The rotation players apply to the stream (its display matrix), in clockwise quarter turns.
     var displayRotation: DisplayRotation {
         var size: Int = 0
@@ -57,6 +35,36 @@ struct InputStream {
         let counterclockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
         guard counterclockwise.isFinite else { return .upright }
         return DisplayRotation(clockwiseQuarterTurns: Int((-counterclockwise / 90).rounded()))
+    }
+
+    /// The codec's out-of-band header: an avcC/hvcC record (MP4, Matroska), Annex B parameter
+    /// sets (MPEG-TS), or nothing.
+    var extradata: [UInt8] {
+        let par = pointer.pointee.codecpar.pointee
+        guard let data = par.extradata, par.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(par.extradata_size)))
+    }
+
+    /// FFmpeg's name for the stream's profile ("High", "Main 10"), nil when unknown.
+    var profileName: String? {
+        let par = pointer.pointee.codecpar.pointee
+        guard par.profile >= 0, let name = avcodec_profile_name(par.codec_id, par.profile) else { return nil }
+        return String(cString: name)
+    }
+
+    /// The codec's level number (H.264: 31 for 3.1; HEVC: 93 for 3.1), nil when unknown.
+    var level: Int? {
+        let level = Int(pointer.pointee.codecpar.pointee.level)
+        return level > 0 ? level : nil
+    }
+
+    /// Pictures of reordering delay: how many frames a decoder holds back (B-frames).
+    var reorderDelay: Int { Int(pointer.pointee.codecpar.pointee.video_delay) }
+
+    /// The pictures are coded as fields (interlaced), as far as the demuxer and a first decode tell.
+    var isInterlaced: Bool {
+        let order = pointer.pointee.codecpar.pointee.field_order
+        return order != AV_FIELD_UNKNOWN && order != AV_FIELD_PROGRESSIVE
     }
 
     /// The video as an encoder set up to replace it needs to know it.
@@ -68,7 +76,40 @@ struct InputStream {
             timeBase: timeBase, averageFrameRate: averageFrameRate, realFrameRate: Rational(pointer.pointee.r_frame_rate),
             color: ColorDescription(primaries: par.color_primaries, transfer: par.color_trc, matrix: par.color_space, range: par.color_range,
                                     chromaLocation: par.chroma_location),
-            rotation: displayRotation)
+            rotation: displayRotation, fieldOrder: FieldOrder(par.field_order),
+            // VP9 and VP8 keep alpha beside the picture (Matroska's BlockAdditions, "alpha_mode"),
+            // which FFmpeg's own decoders do not read: the pixel format then says nothing of it.
+            hasAlpha: PixelFormat(AVPixelFormat(rawValue: par.format)).hasAlpha || tag("alpha_mode") == "1")
+    }
+}
+
+/// The order of an interlaced video's fields, as its codec or container declares it.
+enum FieldOrder: Equatable, Sendable {
+    case progressive
+    /// Not declared.
+    case unknown
+    /// Interlaced; `av` keeps FFmpeg's value (which field is coded and which shown first).
+    case interlaced(topFieldFirst: Bool, av: AVFieldOrder)
+
+    init(_ order: AVFieldOrder) {
+        switch order {
+        case AV_FIELD_PROGRESSIVE: self = .progressive
+        // TT and BT show the top field first; BB and TB the bottom one.
+        case AV_FIELD_TT, AV_FIELD_BT: self = .interlaced(topFieldFirst: true, av: order)
+        case AV_FIELD_BB, AV_FIELD_TB: self = .interlaced(topFieldFirst: false, av: order)
+        default: self = .unknown
+        }
+    }
+
+    var isInterlaced: Bool {
+        if case .interlaced = self { return true }
+        return false
+    }
+
+    /// "top field first" or "bottom field first"; nil when not interlaced.
+    var name: String? {
+        guard case .interlaced(let top, _) = self else { return nil }
+        return top ? "top field first" : "bottom field first"
     }
 }
 
@@ -86,6 +127,9 @@ struct VideoStreamDescription: Equatable {
     var realFrameRate: Rational
     var color: ColorDescription
     var rotation: DisplayRotation
+    var fieldOrder: FieldOrder = .progressive
+    /// The stream carries transparency (an alpha pixel format, or VP8/VP9 alpha beside it).
+    var hasAlpha = false
 
     /// The stored pixels' shape; square when unknown.
     var pixelAspect: PixelAspect {
@@ -135,8 +179,10 @@ struct CodecID: Equatable {
     init(_ av: AVCodecID) { self.av = av }
 
     static let flac = CodecID(AV_CODEC_ID_FLAC)
-    static let opus = CodecID(AV_CODEC_ID_OPUS)
     static let h264 = CodecID(AV_CODEC_ID_H264)
+    static let hevc = CodecID(AV_CODEC_ID_HEVC)
+    static let vp9 = CodecID(AV_CODEC_ID_VP9)
+    static let opus = CodecID(AV_CODEC_ID_OPUS)
 
     /// FFmpeg's name ("h264", "subrip").
     var name: String { String(cString: avcodec_get_name(av)) }

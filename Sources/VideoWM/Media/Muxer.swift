@@ -3,6 +3,9 @@ import CFFmpeg
 /// An owned muxing `AVFormatContext` writing to `path`, with the container chosen from
 /// `target`'s extension (the real output; `path` is its temporary sibling), or writing a
 /// fragmented MP4 into memory for an HLS presentation.
+///
+/// Over 300 lines: both ways of writing share the stream set-up, the timestamp policy and the
+/// header options; splitting them would duplicate that or spread one `AVFormatContext` over files.
 final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
@@ -58,6 +61,18 @@ final class Muxer {
 
     /// Whether FFmpeg knows a container for `path`'s extension.
     static func knowsFormat(of path: String) -> Bool { av_guess_format(nil, path, nil) != nil }
+
+    /// The muxer FFmpeg picks for `target`'s extension ("mp4", "matroska", "mpegts"), nil when none.
+    static func formatName(forTarget target: String) -> String? {
+        av_guess_format(nil, target, nil).map { String(cString: $0.pointee.name) }
+    }
+
+    /// Whether the container for `target`'s extension can hold a stream of `codec`; a muxer
+    /// without a codec list (MPEG-TS) is taken at its word that it can.
+    static func format(forTarget target: String, accepts codec: CodecID) -> Bool {
+        guard let format = av_guess_format(nil, target, nil) else { return false }
+        return avformat_query_codec(format, codec.av, FF_COMPLIANCE_NORMAL) != 0
+    }
 
     var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
 
@@ -131,6 +146,30 @@ final class Muxer {
         av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
         copyDisplayMatrix(from: input, to: stream)
         return MuxedStream(muxer: self, stream: stream)
+    }
+
+    /// A stream for `input`'s video spliced with re-encoded spans: the input's parameters with
+    /// `extradata` as its codec header (parameter sets for both the input's and the encoder's
+    /// pictures) and, when given, a sample-entry tag ("hev1": HEVC parameter sets also in band).
+    func addSplicedVideoStream(copying input: InputStream, extradata: [UInt8], tag: String?) throws -> MuxedStream {
+        let muxed = try addStream(copying: input)
+        let par = muxed.stream.pointee.codecpar!
+        av_freep(&par.pointee.extradata)
+        par.pointee.extradata_size = 0
+        if !extradata.isEmpty {
+            guard let buffer = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
+                throw ResourceError.memory("setting up the video stream")
+            }
+            buffer.update(from: extradata, count: extradata.count)
+            par.pointee.extradata = buffer
+            par.pointee.extradata_size = Int32(extradata.count)
+        }
+        if let tag {
+            let c = Array(tag.utf8)
+            precondition(c.count == 4, "a sample-entry tag has four characters")
+            par.pointee.codec_tag = UInt32(c[0]) | UInt32(c[1]) << 8 | UInt32(c[2]) << 16 | UInt32(c[3]) << 24
+        }
+        return muxed
     }
 
     private func copyDisplayMatrix(from input: InputStream, to output: UnsafeMutablePointer<AVStream>) {

@@ -27,6 +27,9 @@ final class Packet {
         set { pointer.pointee.stream_index = Int32(newValue) }
     }
 
+    /// The packet starts a picture that decodes on its own (a keyframe).
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
     /// Converts the timestamps and duration from one time base to another.
     func rescale(from source: Rational, to target: Rational) {
         av_packet_rescale_ts(pointer, source.av, target.av)
@@ -37,17 +40,6 @@ final class Packet {
         if pointer.pointee.pts != vwm_nopts_value() { pointer.pointee.pts += ticks }
         if pointer.pointee.dts != vwm_nopts_value() { pointer.pointee.dts += ticks }
     }
-
-    /// The presentation timestamp, in the packet's time base (nil when unset).
-    var presentationTimestamp: Int64? { pointer.pointee.pts == vwm_nopts_value() ? nil : pointer.pointee.pts }
-
-    /// The decode timestamp, in the packet's time base (nil when unset).
-    var decodeTimestamp: Int64? { pointer.pointee.dts == vwm_nopts_value() ? nil : pointer.pointee.dts }
-
-    /// The duration in the packet's time base (0 when unknown).
-    var duration: Int64 { pointer.pointee.duration }
-
-    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 
     /// A new packet referring to this one's data and properties (kept after this one is reused).
     func retained(file: String) throws -> Packet {
@@ -62,20 +54,38 @@ final class Packet {
     /// The packet's bytes.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
 
-    /// Sets both timestamps and the duration (in the packet's time base): a re-encoded picture
-    /// takes the decode time and duration of the input packet it replaces.
-    func setTimestamps(presentation: Int64, decode: Int64, duration: Int64) {
-        pointer.pointee.pts = presentation
-        pointer.pointee.dts = decode
-        pointer.pointee.duration = duration
+    /// Gives the packet `data` in place of its bytes, keeping its timestamps, duration and flags.
+    func replaceData(with data: [UInt8], file: String) throws {
+        guard let fresh = av_packet_alloc() else { throw ResourceError.memory("allocating a packet") }
+        var owned: UnsafeMutablePointer<AVPacket>? = fresh
+        defer { av_packet_free(&owned) }
+        try check(av_new_packet(fresh, Int32(data.count)), OutputError.call("allocating a packet", file: file))
+        data.withUnsafeBufferPointer { fresh.pointee.data.update(from: $0.baseAddress!, count: data.count) }
+        try check(av_packet_copy_props(fresh, pointer), OutputError.call("copying packet properties", file: file))
+        av_packet_unref(pointer)
+        av_packet_move_ref(pointer, fresh)
     }
 
-    /// A new packet holding `bytes` with this one's properties (timestamps, flags, stream).
-    func withData(_ bytes: [UInt8], file: String) throws -> Packet {
-        let copy = try Packet()
-        try check(av_new_packet(copy.pointer, Int32(bytes.count)), OutputError.call("allocating a packet", file: file))
-        bytes.withUnsafeBytes { copy.pointer.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
-        try check(av_packet_copy_props(copy.pointer, pointer), OutputError.call("copying a packet's properties", file: file))
-        return copy
+    // MARK: Timing and flags
+
+    /// The presentation timestamp in the stream's time base; nil when the packet has none.
+    var presentationTimestamp: Int64? {
+        get { pointer.pointee.pts == vwm_nopts_value() ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? vwm_nopts_value() }
     }
+
+    /// The decode timestamp in the stream's time base; nil when the packet has none.
+    var decodeTimestamp: Int64? {
+        get { pointer.pointee.dts == vwm_nopts_value() ? nil : pointer.pointee.dts }
+        set { pointer.pointee.dts = newValue ?? vwm_nopts_value() }
+    }
+
+    /// How long the packet's picture or samples last, in the stream's time base (0: unknown).
+    var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
+
+    /// The demuxer marks the packet to be decoded but not shown (an MP4 edit list starts after it).
+    var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }

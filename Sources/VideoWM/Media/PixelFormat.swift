@@ -11,6 +11,8 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
     static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
     static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
+    /// Luma alone, 8 bits: what leak tracing compares.
+    static let gray8 = PixelFormat(AV_PIX_FMT_GRAY8)
     /// Full-range 8-bit YUV, as JPEG stores it, by chroma subsampling (right shifts of x and y).
     static func jpeg(chromaShiftX: Int, chromaShiftY: Int) -> PixelFormat {
         switch (chromaShiftX, chromaShiftY) {
@@ -29,6 +31,7 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     private var descriptor: AVPixFmtDescriptor? { av_pix_fmt_desc_get(av)?.pointee }
 
     /// RGB (or BGR, GBR planar…) rather than YUV.
+    var hasAlpha: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 }
     var isRGB: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 }
 
     /// Bits per sample of the first component (8 for yuv420p, 10 for yuv420p10le).

@@ -5,7 +5,8 @@ import Overlay
 /// The encoding and muxing half of a job: one output file fed by a `VideoSource`.
 ///
 /// Assembled from Media's stages: the video is either marked (`FrameMarker`) and
-/// re-encoded (`Encoder`), or — when no layer applies (a paid tier's clean copy) — copied
+/// re-encoded (`Encoder`), or smart-rendered (`SplicedVideo`: only the GOPs a mark touches
+/// re-encoded, the rest copied), or — when no layer applies (a paid tier's clean copy) — copied
 /// packet for packet (`StreamCopier`); every other stream goes where `StreamRoute` says
 /// (copied, re-encoded by an `AudioReencoder`, converted by a `SubtitleConverter`, or left
 /// out). All of them write into the `Muxer`'s streams through `PacketSink`. The file
@@ -15,6 +16,10 @@ import Overlay
 /// MP4 into memory, an `HLSSegmenter` cuts it into segments at keyframes the encoder is made to
 /// place every `--segment` seconds, and an `HLSPresentation` publishes the segments and, last,
 /// the playlist.
+///
+/// Over 300 lines: it is the one place where the four ways of making the video (encoded,
+/// copied, spliced, segment by segment) meet the two destinations (file, presentation); each
+/// way's own work lives in its type (`SplicedVideo`, `SegmentwiseVideo`, `StreamCopier`).
 final class MarkedOutput {
     let target: String
     private let source: VideoSource
@@ -47,6 +52,7 @@ final class MarkedOutput {
         case copied(StreamCopier)
         /// Segment by segment copied or re-encoded (an HLS row sharing its unmarked segments).
         case segmentwise(SegmentwiseVideo)
+        case spliced(SplicedVideo)
     }
 
     var copiesVideo: Bool {
@@ -62,10 +68,14 @@ final class MarkedOutput {
         case reencode
     }
 
-    /// - Parameter sharing: for an `.m3u8` target of a batch, the cuts and encoder every row
-    ///   shares, so that segments without a visible mark are the same files for every row.
+    /// - Parameters:
+    ///   - hls: for an `.m3u8` target, the segment length and the shared-segment folder.
+    ///   - sharing: for an `.m3u8` target of a batch, the cuts and encoder every row
+    ///     shares, so that segments without a visible mark are the same files for every row.
+    ///   - splice: smart rendering's plan for this output; nil renders every frame.
     init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings, hls: HLSSettings = HLSSettings(),
-         sharing: SegmentSharing? = nil, overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, warn: @escaping WarningHandler) throws {
+         sharing: SegmentSharing? = nil, overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, splice: SpliceJob? = nil,
+         warn: @escaping WarningHandler) throws {
         self.source = source
         self.target = target
         self.warn = warn
@@ -101,6 +111,9 @@ final class MarkedOutput {
                                                       segmenter: segmenter, file: target))
         } else if copiesVideo {
             video = .copied(try StreamCopier(from: source.stream, to: try muxer.addStream(copying: source.stream), file: target))
+        } else if let splice {
+            video = .spliced(try SplicedVideo(job: splice, source: source, compositor: compositor, settings: settings, muxer: muxer,
+                                              target: target, warn: warn))
         } else {
             let (track, forced) = try Self.encodedVideo(source: source, target: target, compositor: compositor, settings: settings,
                                                         muxer: muxer, warn: warn)
@@ -113,7 +126,7 @@ final class MarkedOutput {
         let videoTimeBase: Rational
         switch video {
         case .encoded(_, let encoder, _, _, _): videoTimeBase = encoder.timeBase
-        case .copied, .segmentwise: videoTimeBase = source.stream.timeBase
+        case .copied, .segmentwise, .spliced: videoTimeBase = source.stream.timeBase
         }
         try muxer.writeHeader(options: muxerOptions(for: muxer, videoTimeBase: videoTimeBase))
     }
@@ -149,6 +162,12 @@ final class MarkedOutput {
                                  pixelAspect: pixelAspect, file: source.path, streamWidth: source.width, streamHeight: source.height,
                                  pictureWidth: picture.width, pictureHeight: picture.height,
                                  outputWidth: configuration.width, outputHeight: configuration.height, warn: warn)
+        if let order = source.video.fieldOrder.name, !configuration.fieldOrder.isInterlaced {
+            warn("\(source.path): interlaced video (\(order)) encoded by \(configuration.encoderName) as progressive frames, not deinterlaced: moving edges keep their combing")
+        }
+        if source.video.hasAlpha && !configuration.pixelFormat.hasAlpha {
+            warn("\(source.path): the video's transparency (alpha channel) is not kept: \(target) is opaque")
+        }
         if scaled == nil, configuration.width != source.width || configuration.height != source.height {
             warn("\(source.path): \(source.width)×\(source.height) padded to \(configuration.width)×\(configuration.height) for \(configuration.pixelFormat) (the encoder needs even sizes); the extra column or row repeats the edge")
         }
@@ -175,7 +194,13 @@ final class MarkedOutput {
         let extensionName = (target as NSString).pathExtension
         for stream in source.input.streams where stream.index != source.videoIndex {
             let index = stream.index, codecName = stream.codec.name
-            switch StreamRoute.route(for: stream, into: muxer, audio: audio) {
+            let route = StreamRoute.route(for: stream, into: muxer, audio: audio)
+            // An audio stream whose parameters the demuxer never found (a file cut short) could
+            // be neither copied nor decoded: the input is at fault, not the output.
+            if stream.mediaType == .audio && route != .drop(notice: false) && (stream.sampleRate <= 0 || stream.channelCount <= 0) {
+                throw MediaError(file: source.path, detail: "audio stream \(index) (\(codecName)) has no sample rate or channels: the file is damaged or cut short")
+            }
+            switch route {
             case .copy:
                 consumers[index] = try StreamCopier(from: stream, to: try muxer.addStream(copying: stream), file: target)
             case .reencodeAudio(let encoderName, let notice):
@@ -200,10 +225,18 @@ final class MarkedOutput {
     /// Marks and encodes one decoded frame. `exclusive` says the frame is this output's
     /// alone (it may be marked in place); otherwise a reference is taken and copied on write.
     func consume(_ timed: VideoSource.TimedFrame, exclusive: Bool) throws {
-        if case .segmentwise(let segments) = video {
+        switch video {
+        case .segmentwise(let segments):
             try segments.consume(timed)
             framesWritten = segments.framesWritten
             return
+        case .spliced(let spliced):
+            let before = spliced.picturesEncoded
+            try spliced.consume(timed, exclusive: exclusive)
+            framesWritten += spliced.picturesEncoded - before
+            return
+        case .encoded, .copied:
+            break
         }
         guard case .encoded(let marker, let encoder, let sink, let scratchFrame, let scratchPacket) = video else { return }
         var frame = timed.frame
@@ -225,22 +258,33 @@ final class MarkedOutput {
     }
 
     /// Passes on a packet of the input: another stream's to its consumer, and the video's
-    /// when the video is copied.
-    func passThrough(_ packet: Packet) throws {
+    /// (`videoPacket`: its index in decode order) when the video is copied or spliced.
+    func passThrough(_ packet: Packet, videoPacket: Int?) throws {
         let index = packet.streamIndex
         if index == source.videoIndex {
-            if case .segmentwise(let segments) = video {
+            switch video {
+            case .copied(let copier):
+                framesWritten += 1
+                try copier.copy(packet)
+            case .spliced(let spliced):
+                guard let videoPacket else { return }
+                if !spliced.replaces(videoPacket) { framesWritten += 1 }
+                try spliced.passThrough(packet, index: videoPacket)
+            case .segmentwise(let segments):
                 try segments.pass(packet)
                 framesWritten = segments.framesWritten
-                return
+            case .encoded:
+                break
             }
-            guard case .copied(let copier) = video else { return }
-            framesWritten += 1
-            try copier.copy(packet)
             return
         }
         guard index < consumers.count, let consumer = consumers[index] else { return }
         try consumer.consume(packet)
+    }
+
+    /// The decoder finished a run of the packets smart rendering selected, before input video packet `end`.
+    func decodeRunEnded(before end: Int) throws {
+        if case .spliced(let spliced) = video { try spliced.decodeRunEnded(before: end) }
     }
 
     /// Gives the output up: its temporary file is removed now, and no later call may write.
@@ -252,13 +296,24 @@ final class MarkedOutput {
         }
     }
 
-    /// Drains the encoder, finishes the file and moves it into place.
+    /// Drains the encoder, finishes the file and moves it into place. A video stream that
+    /// gave no frame at all (a file cut short after its header) is an error, never an
+    /// output holding only the audio.
     func finish() throws {
-        if case .encoded(_, let encoder, let sink, _, let scratchPacket) = video {
+        guard framesWritten > 0 else {
+            throw MediaError(file: source.path, detail: "its video stream has no frame that can be decoded (truncated or damaged)")
+        }
+        switch video {
+        case .encoded(_, let encoder, let sink, _, let scratchPacket):
             try encoder.send(nil)
             try encoder.writePackets(to: sink, using: scratchPacket)
+        case .spliced(let spliced):
+            try spliced.finish()
+        case .segmentwise(let segments):
+            try segments.finish()
+        case .copied:
+            break
         }
-        if case .segmentwise(let segments) = video { try segments.finish() }
         for reencoder in audioReencoders { try reencoder.finish() }
         switch destination {
         case .file(let output):

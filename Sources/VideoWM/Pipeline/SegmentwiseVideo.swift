@@ -47,7 +47,7 @@ final class SegmentwiseVideo {
     /// encoder's SPS and PPS added, and the encoder configuration that makes them.
     static func sampleDescription(input: InputStream, plan: SharedSegmentPlan, settings: EncodeSettings, output: String)
         throws -> (avcC: [UInt8], configuration: VideoEncoderConfiguration) {
-        let record = try AVCConfigurationRecord(input.codecHeader)
+        let record = try AVCConfigurationRecord(input.extradata)
         let usedPPS = Set(record.pictureParameterSets.compactMap { pps -> Int? in
             var reader = BitReader(bytes: Array(pps.dropFirst()))
             return reader.unsignedExpGolomb()
@@ -67,7 +67,7 @@ final class SegmentwiseVideo {
             throw SharedSegmentPlan.Refusal(reason: "x264 cannot encode the input's \(input.video.pixelFormat) \(input.video.width)×\(input.video.height) pictures as they are")
         }
         let probe = try Encoder(configuration, file: output)
-        return (try record.adding(encoderHeader: probe.codecHeader).bytes, configuration)
+        return (try record.adding(encoderHeader: probe.extradata).bytes, configuration)
     }
 
     init(plan: SharedSegmentPlan, marked: [Bool], marker: FrameMarker, configuration: VideoEncoderConfiguration,
@@ -146,9 +146,12 @@ final class SegmentwiseVideo {
         segmenter.videoPacketsAreReencoded = true
         for (packet, original) in zip(packets, originals) {
             let pts = packet.presentationTimestamp ?? original.pts
-            let stored = try packet.withData(lengthPrefixed(annexBUnits(Array(packet.bytes))), file: file)
-            stored.setTimestamps(presentation: pts, decode: original.dts, duration: durations[pts] ?? packet.duration)
-            try sink.write(stored, timeBase: encoder.timeBase)
+            // A re-encoded picture takes the decode time and duration of the input packet it replaces.
+            try packet.replaceData(with: lengthPrefixed(annexBUnits(Array(packet.bytes))), file: file)
+            packet.presentationTimestamp = pts
+            packet.decodeTimestamp = original.dts
+            packet.duration = durations[pts] ?? packet.duration
+            try sink.write(packet, timeBase: encoder.timeBase)
         }
         try releaseHeld()
     }

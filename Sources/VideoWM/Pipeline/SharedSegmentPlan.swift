@@ -28,6 +28,8 @@ struct SharedSegmentPlan {
     let cuts: [Int64]
     /// Every picture's presentation timestamp, ascending.
     let pictures: [Int64]
+    /// Where the last picture ends (its timestamp plus its duration).
+    let endTimestamp: Int64
     /// The input's video bit rate, bits per second (what re-encoded segments aim at without --crf).
     let bitRate: Int
     /// The input's longest distance between keyframes, in pictures.
@@ -42,7 +44,7 @@ struct SharedSegmentPlan {
     /// Reads the input's video packets (a demux pass, nothing decoded) and plans the cuts.
     static func make(input: InputStream, target: PresentationTime) throws -> Result<SharedSegmentPlan, Refusal> {
         guard input.codec == .h264 else { return .failure(Refusal(reason: "the input's video is \(input.codec.name), not H.264")) }
-        guard let record = try? AVCConfigurationRecord(input.codecHeader), record.lengthSize == 4 else {
+        guard let record = try? AVCConfigurationRecord(input.extradata), record.lengthSize == 4 else {
             return .failure(Refusal(reason: "the input's H.264 has no MP4 sample description (avcC) to extend"))
         }
         let file = try InputFile(path: input.file.path)
@@ -94,7 +96,7 @@ struct SharedSegmentPlan {
         var longest = 1
         for (a, b) in zip(idrPackets, idrPackets.dropFirst() + [packets.count]) { longest = max(longest, b - a) }
         return SharedSegmentPlan(timeBase: timeBase, firstTimestamp: first, cuts: cutTimes.compactMap { ptsByTime[$0] }, pictures: pictures,
-                                 bitRate: Int(Double(bytes * 8) / seconds), longestGOP: longest)
+                                 endTimestamp: last.pts + max(last.duration, 1), bitRate: Int(Double(bytes * 8) / seconds), longestGOP: longest)
     }
 
     /// The segment holding the picture presented at `pts`.
@@ -116,6 +118,14 @@ struct SharedSegmentPlan {
     /// Where each segment starts on the output's clock (the input's timestamps): `HLSSegmenter`'s cuts.
     var cutTimes: [PresentationTime] {
         cuts.map { PresentationTime(value: $0 * Int64(timeBase.numerator), timescale: Int64(timeBase.denominator)) }
+    }
+
+    /// How much of the video the segments flagged in `marked` cover: what a row re-encodes.
+    func reencodedSeconds(marked: [Bool]) -> (reencoded: Double, total: Double) {
+        let bounds = cuts + [endTimestamp]
+        var ticks: Int64 = 0
+        for (index, isMarked) in marked.enumerated() where isMarked && index + 1 < bounds.count { ticks += bounds[index + 1] - bounds[index] }
+        return (timeBase.seconds(ticks), timeBase.seconds(endTimestamp - cuts[0]))
     }
 
     /// For each segment, whether `compositor` draws a mark on some picture of it.
@@ -140,6 +150,12 @@ struct SegmentSharing {
     let plan: SharedSegmentPlan
     let sampleDescription: [UInt8]
     let configuration: VideoEncoderConfiguration
+
+    /// What a row marked by `compositor` re-encodes, as smart rendering reports it.
+    func outcome(markedBy compositor: Compositor) -> RenderOutcome {
+        let (reencoded, total) = plan.reencodedSeconds(marked: plan.markedSegments(by: compositor))
+        return RenderOutcome(isSmart: true, notice: nil, reencodedSeconds: reencoded, totalSeconds: total)
+    }
 
     /// The sharing for `source` written to `output` (a row's playlist), or why there is none.
     static func prepare(source: VideoSource, settings: EncodeSettings, target: PresentationTime, output: String) throws -> Result<SegmentSharing, SharedSegmentPlan.Refusal> {

@@ -8,13 +8,16 @@ public struct TranscodeSummary: Sendable {
     public var droppedStreams: [String]
     /// Damaged packets or frames the decoder concealed (only with `DamagePolicy.warn`).
     public var damagedPackets: Int
+    /// How the video was rendered, and for smart rendering the share re-encoded.
+    public var render: RenderOutcome
 }
 
 /// Progress of a running job: presentation time reached, the total (when known), frames.
 public typealias ProgressHandler = (_ doneSeconds: Double, _ totalSeconds: Double?, _ frames: Int) -> Void
 
 /// `videowm transcode`: every video frame decoded, marked at its presentation time and
-/// re-encoded; every other stream the output container accepts copied untouched.
+/// re-encoded — or, with smart rendering, only the GOPs in which a mark is visible — and
+/// every other stream the output container accepts copied untouched.
 ///
 /// The stages follow FFmpeg's `doc/examples/transcode.c`: demux and decode (`VideoSource`),
 /// mark (`FrameMarker` with a `Compositor`), encode and mux (`MarkedOutput`), with
@@ -28,40 +31,92 @@ public struct Transcoder {
     public var hls = HLSSettings()
     public var overwrite: Bool
     public var damagePolicy: DamagePolicy
+    public var render: RenderMode
     public var warn: WarningHandler
     public var progress: ProgressHandler?
+    /// Hears how the video will be rendered once the output is open, before the work starts (again
+    /// if a splice fails and `auto` falls back to a full render); a job that fails before that
+    /// says only its error.
+    public var onRender: ((RenderOutcome) -> Void)?
 
     public init(input: String, output: String, compositor: Compositor, settings: EncodeSettings, overwrite: Bool,
-                damagePolicy: DamagePolicy = .warn, warn: @escaping WarningHandler, progress: ProgressHandler? = nil) {
+                damagePolicy: DamagePolicy = .warn, render: RenderMode = .full, warn: @escaping WarningHandler,
+                progress: ProgressHandler? = nil, onRender: ((RenderOutcome) -> Void)? = nil) {
         self.input = input
         self.output = output
         self.compositor = compositor
         self.settings = settings
         self.overwrite = overwrite
         self.damagePolicy = damagePolicy
+        self.render = render
         self.warn = warn
         self.progress = progress
+        self.onRender = onRender
     }
 
     public func run() throws -> TranscodeSummary {
         // An output kind that is refused (DASH) is refused before the input is opened.
-        _ = try OutputKind(path: output)
+        let kind = try OutputKind(path: output)
         // Settings the encoder or the container would refuse are refused before the input is read.
         try settings.validate(forOutput: output)
         let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
+        if kind == .hlsPresentation {
+            let (sharing, outcome) = try presentationRendering(of: source)
+            return try transcode(source, splice: nil, sharing: sharing, outcome: outcome)
+        }
+        let (job, outcome) = try RenderPlanner(mode: render, source: source, settings: settings).decide(target: output, compositor: compositor)
+        guard let job else { return try transcode(source, splice: nil, outcome: outcome) }
+        do {
+            return try transcode(source, splice: job, outcome: outcome)
+        } catch let failure as SpliceSink.Failure {
+            // Found while encoding (a span the encoder could not fit); nothing was written.
+            if render == .smart { throw RenderError(file: input, reason: failure.reason) }
+            let fallback = RenderOutcome(isSmart: false, notice: "render: full (the splice failed: \(failure.reason))")
+            let fresh = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
+            return try transcode(fresh, splice: nil, outcome: fallback)
+        }
+    }
+
+    /// An `.m3u8` output is smart-rendered by whole segments rather than GOP splices: cut at the
+    /// input's closed IDRs, a segment in which no mark shows is the input's packets, the others
+    /// are re-encoded (`SegmentSharing`, as a batch's rows share their unmarked segments).
+    private func presentationRendering(of source: VideoSource) throws -> (SegmentSharing?, RenderOutcome) {
+        guard render != .full else { return (nil, .full) }
+        switch try SegmentSharing.prepare(source: source, settings: settings, target: hls.segmentDuration, output: output) {
+        case .failure(let refusal):
+            if render == .smart { throw RenderError(file: input, reason: "its HLS segments cannot be copied: \(refusal)") }
+            return (nil, RenderOutcome(isSmart: false, notice: "render: full (\(refusal))"))
+        case .success(let sharing):
+            let outcome = sharing.outcome(markedBy: compositor)
+            if render == .auto && outcome.reencodedShare > RenderDecision.worthwhileShare {
+                let covered = Int((outcome.reencodedShare * 100).rounded())
+                return (nil, RenderOutcome(isSmart: false, notice: "render: full (marks are visible in segments covering \(covered)% of the video)"))
+            }
+            return (sharing, outcome)
+        }
+    }
+
+    private func transcode(_ source: VideoSource, splice: SpliceJob?, sharing: SegmentSharing? = nil,
+                           outcome: RenderOutcome) throws -> TranscodeSummary {
         let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings, hls: hls,
-                                    overwrite: overwrite, unmarkedVideo: .reencode, warn: warn)
+                                    sharing: sharing, overwrite: overwrite, unmarkedVideo: .reencode, splice: splice, warn: warn)
+        onRender?(outcome)
         let total = source.input.durationSeconds
-        try source.run(onFrame: { timed in
+        let selection = splice.flatMap { RenderPlanner.decodeSelection(index: $0.index, for: [$0], anyFullRender: false) }
+        try source.run(selection: selection, onFrame: { timed in
             try sink.consume(timed, exclusive: true)
             progress?(source.lastTimeSeconds, total, sink.framesWritten)
-        }, onPacket: { packet in
-            try sink.passThrough(packet)
+        }, onPacket: { packet, videoPacket in
+            try sink.passThrough(packet, videoPacket: videoPacket)
+            if splice != nil && videoPacket != nil { progress?(source.positionSeconds, total, sink.framesWritten) }
+        }, onDecodeRunEnd: { end in
+            try sink.decodeRunEnded(before: end)
         })
         try sink.finish()
         if source.damagedPackets > 0 {
             warn("\(input): \(source.damagedPackets) damaged packet(s) or frame(s) concealed; \(output) is complete but may show glitches there")
         }
-        return TranscodeSummary(videoFrames: sink.framesWritten, droppedStreams: sink.droppedStreams, damagedPackets: source.damagedPackets)
+        return TranscodeSummary(videoFrames: sink.framesWritten, droppedStreams: sink.droppedStreams, damagedPackets: source.damagedPackets,
+                                render: outcome)
     }
 }

@@ -1,3 +1,5 @@
+import Overlay
+
 /// The decisions behind re-encoding a video: the encoder, the pixel format marks are blended
 /// in and the encoder takes, the size it needs, and the colour it must signal.
 extension VideoEncoderConfiguration {
@@ -28,7 +30,9 @@ extension VideoEncoderConfiguration {
                   globalHeader: globalHeader, options: settings.encoderOptions(for: codec, changes: changes),
                   gopSize: changes.gopSize.map(Int.init), minKeyframeInterval: changes.minKeyframeInterval.map(Int.init),
                   profileNumber: changes.profileNumber.map(Int.init),
-                  forcedKeyframes: changes.forcesKeyframes ? settings.controls.gop : nil)
+                  forcedKeyframes: changes.forcesKeyframes ? settings.controls.gop : nil,
+                  // Fields survive only a picture that keeps its rows: a scaled one is progressive.
+                  fieldOrder: scaled == nil && Self.interlacedEncoders.contains(encoderName) ? source.fieldOrder : .progressive)
     }
 
     /// The stored size of the picture `settings.scale` asks for (square pixels, whole chroma
@@ -37,15 +41,21 @@ extension VideoEncoderConfiguration {
     /// anamorphic pixels are first widened to their shown shape.
     static func scaledPicture(of source: VideoStreamDescription, settings: EncodeSettings, layout: PlanarYUVLayout) -> (width: Int, height: Int)? {
         guard let request = settings.scale else { return nil }
-        let aspect = source.pixelAspect
-        let shownWidth = max(1, Int((Double(source.width) * Double(aspect.numerator) / Double(aspect.denominator)).rounded()))
-        let display = source.rotation.displaySize(storedWidth: shownWidth, storedHeight: source.height)
+        return scaledPicture(width: source.width, height: source.height, pixelAspect: source.pixelAspect, rotation: source.rotation,
+                             request: request, upscale: settings.upscale, layout: layout)
+    }
+
+    /// The same for a stored `width`×`height` picture (a thumbnail's frame).
+    static func scaledPicture(width: Int, height: Int, pixelAspect aspect: PixelAspect, rotation: DisplayRotation,
+                              request: ScaleRequest, upscale: Bool, layout: PlanarYUVLayout) -> (width: Int, height: Int)? {
+        let shownWidth = max(1, Int((Double(width) * Double(aspect.numerator) / Double(aspect.denominator)).rounded()))
+        let display = rotation.displaySize(storedWidth: shownWidth, storedHeight: height)
         let unit = max(1 << layout.chromaShiftX, 1 << layout.chromaShiftY)
-        guard let size = request.outputSize(width: display.width, height: display.height, unit: unit, upscale: settings.upscale) else {
+        guard let size = request.outputSize(width: display.width, height: display.height, unit: unit, upscale: upscale) else {
             // The same size asked for, but anamorphic pixels: still made square.
-            return shownWidth == source.width ? nil : layout.encodableSize(width: shownWidth, height: source.height)
+            return shownWidth == width ? nil : layout.encodableSize(width: shownWidth, height: height)
         }
-        return source.rotation.swapsAxes ? (size.height, size.width) : size
+        return rotation.swapsAxes ? (size.height, size.width) : size
     }
 
     /// The decoded format when the encoder takes it and marks can be blended into it;

@@ -63,40 +63,96 @@ final class VideoSource {
         let pts: Int64
     }
 
-    /// Reads the whole input. Video frames go to `onFrame` in presentation order; packets
-    /// of other streams (and video packets, for outputs that copy the video) to `onPacket`.
-    func run(onFrame: (TimedFrame) throws -> Void, onPacket: (Packet) throws -> Void) throws {
+    /// Which video packets a job decodes and which pictures it uses, when not all: smart
+    /// rendering decodes only the runs of packets its spans need.
+    struct DecodeSelection {
+        /// Per input video packet, in decode order: whether to decode it.
+        var decodes: [Bool]
+        /// The pictures some output re-encodes, by presentation timestamp; others are only references.
+        var keeps: Set<Int64>
+        /// Time zero of the marks' timelines: the stream's first picture shown (from the packet index).
+        var firstPresentationTimestamp: Int64
+    }
+
+    /// How far the reading has got, in seconds of the video's presentation time.
+    private(set) var positionSeconds = 0.0
+
+    /// Reads the whole input. Video frames go to `onFrame` in presentation order; every packet
+    /// (video ones with their index in decode order) to `onPacket`, after any frame it completes.
+    /// With a `selection`, only the selected video packets are decoded; each run of them is
+    /// drained when it ends, and `onDecodeRunEnd` hears the index of the first packet after it.
+    func run(selection: DecodeSelection? = nil, onFrame: (TimedFrame) throws -> Void,
+             onPacket: (Packet, _ videoPacket: Int?) throws -> Void, onDecodeRunEnd: (Int) throws -> Void = { _ in }) throws {
+        if let selection {
+            clock = FrameClock(timeBaseNumerator: stream.timeBase.numerator, timeBaseDenominator: stream.timeBase.denominator,
+                               firstTimestamp: selection.firstPresentationTimestamp)
+        }
+        let keeps = selection?.keeps
         let packet = try Packet()
         let frame = try Frame()
+        var videoPacket = 0
+        var decoding = false
         while try input.read(into: packet) {
             defer { packet.unref() }
             try Interruption.throwIfRequested()
-            if packet.streamIndex == videoIndex {
-                try decode(packet, into: frame, onFrame: onFrame)
+            guard packet.streamIndex == videoIndex else {
+                try onPacket(packet, nil)
+                continue
             }
-            try onPacket(packet)
+            if let decodes = selection?.decodes {
+                if videoPacket < decodes.count && decodes[videoPacket] {
+                    try decode(packet, into: frame, keeps: keeps, onFrame: onFrame)
+                    decoding = true
+                } else if decoding {
+                    try drain(into: frame, keeps: keeps, onFrame: onFrame)
+                    decoding = false
+                    try onDecodeRunEnd(videoPacket)
+                }
+            } else {
+                try decode(packet, into: frame, keeps: nil, onFrame: onFrame)
+            }
+            if let pts = packet.presentationTimestamp, let first = clock.firstTimestamp ?? selection?.firstPresentationTimestamp {
+                let tb = stream.timeBase
+                positionSeconds = max(positionSeconds, tb.seconds(pts - first))
+            }
+            try onPacket(packet, videoPacket)
+            videoPacket += 1
         }
         // Flush: drain the decoder so no frame at the end is lost.
-        try decode(nil, into: frame, onFrame: onFrame)
+        if decoding || selection == nil { try drain(into: frame, keeps: keeps, onFrame: onFrame) }
+        try onDecodeRunEnd(videoPacket)
     }
 
-    private func decode(_ packet: Packet?, into frame: Frame, onFrame: (TimedFrame) throws -> Void) throws {
+    /// Sends the end of a run of packets and hands on every frame still inside the decoder,
+    /// then readies it for a run that starts at another keyframe.
+    private func drain(into frame: Frame, keeps: Set<Int64>?, onFrame: (TimedFrame) throws -> Void) throws {
+        try decode(nil, into: frame, keeps: keeps, onFrame: onFrame)
+        decoder.flush()
+    }
+
+    /// Decodes `packet` (nil: drains). Damage counts only where a picture is used: smart rendering
+    /// decodes a GOP before a span for its references alone, and what those show does not matter.
+    private func decode(_ packet: Packet?, into frame: Frame, keeps: Set<Int64>?, onFrame: (TimedFrame) throws -> Void) throws {
         if case .damaged(let damage) = try decoder.send(packet) {
-            try recordDamage(damage)
+            if keeps == nil || packet?.presentationTimestamp.map({ keeps!.contains($0) }) ?? true {
+                try recordDamage(damage)
+            }
         }
         while true {
             switch try decoder.receive(into: frame) {
             case .frame: break
             case .needsInput, .endOfStream: return
             case .damaged(let damage):
-                try recordDamage(damage)
+                if keeps == nil { try recordDamage(damage) }
                 continue
             }
             defer { frame.unref() }
+            let timed = timed(frame)
+            if let keeps, !keeps.contains(timed.pts) { continue }
             if frame.isDamaged {
-                try recordDamage(MediaError(file: path, detail: "frame \(framesDecoded) is damaged"))
+                try recordDamage(MediaError(file: path, detail: "frame \(framesDecoded - 1) is damaged"))
             }
-            try onFrame(timed(frame))
+            try onFrame(timed)
         }
     }
 

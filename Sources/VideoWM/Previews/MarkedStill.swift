@@ -4,19 +4,29 @@ import Overlay
 /// A decoded video frame marked the way `transcode` marks it, as an upright RGBA picture.
 enum MarkedStill {
     /// Marks `located.frame` in YUV with `FrameMarker` (the code `transcode` runs), then
-    /// converts it to RGBA at `scale` of its size and turns it upright.
+    /// converts it to RGBA at `size` (or its own size) and turns it upright. `request` (a
+    /// thumbnail's size option) scales the frame before marking, as `transcode` does with
+    /// the same option, so the thumbnail is that transcode's frame.
     static func upright(_ located: VideoFrameLocator.Located, rotation: DisplayRotation, compositor: Compositor, file: String,
-                        scaledTo size: (width: Int, height: Int)? = nil) throws -> StraightRGBAImage {
+                        scaledTo size: (width: Int, height: Int)? = nil,
+                        request: (scale: ScaleRequest, upscale: Bool)? = nil) throws -> StraightRGBAImage {
         let frame = located.frame
         let sar = frame.sampleAspectRatio
-        let pixelAspect = PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator))
-        let marker = FrameMarker(compositor: compositor, targetFormat: FrameMarker.markingFormat(forDecoded: frame.pixelFormat),
-                                 rotation: rotation, pixelAspect: pixelAspect, file: file, pictureWidth: frame.width, pictureHeight: frame.height)
+        let format = FrameMarker.markingFormat(forDecoded: frame.pixelFormat)
+        let scaled = request.flatMap {
+            VideoEncoderConfiguration.scaledPicture(width: frame.width, height: frame.height,
+                                                    pixelAspect: PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator)),
+                                                    rotation: rotation, request: $0.scale, upscale: $0.upscale, layout: format.planarLayout!)
+        }
+        let pixelAspect = scaled != nil ? .square : PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator))
+        let picture = scaled ?? (frame.width, frame.height)
+        let marker = FrameMarker(compositor: compositor, targetFormat: format, rotation: rotation, pixelAspect: pixelAspect, file: file,
+                                 streamWidth: frame.width, streamHeight: frame.height, pictureWidth: picture.width, pictureHeight: picture.height)
         let marked = try marker.mark(frame, at: located.time)
         // `size` is in display orientation; the scaler works on the stored picture. Without a
         // size, anamorphic pictures are widened to square pixels, as a player shows them.
         let storedSize = size.map { rotation.clockwiseQuarterTurns % 2 == 1 ? (width: $0.height, height: $0.width) : $0 }
-            ?? (width: pixelAspect.squareWidth(ofStoredWidth: frame.width), height: frame.height)
+            ?? (width: pixelAspect.squareWidth(ofStoredWidth: picture.width), height: picture.height)
         let colors = ColorConversion.toRGBA(from: marked.color, format: marked.pixelFormat, height: marked.height, stillRange: false)
         let converter = try RGBAConverter(from: marked, toWidth: storedSize.width, height: storedSize.height, colors: colors, file: file)
         let image = try converter.convert(marked)

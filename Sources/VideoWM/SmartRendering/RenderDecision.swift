@@ -1,11 +1,11 @@
 /// `--render auto|full|smart`: whether a copy is smart-rendered, and the one line that says so.
-enum RenderMode: String, Sendable, CaseIterable {
-    case auto, full, smart
-}
-
-struct RenderRefusal: Error, Equatable, CustomStringConvertible {
-    var reason: String
-    var description: String { "--render smart is impossible: \(reason)" }
+public enum RenderMode: String, Sendable, CaseIterable {
+    /// Smart where it is possible and saves work, else full, with a notice saying which and why.
+    case auto
+    /// Every frame decoded, marked and encoded.
+    case full
+    /// Only the GOPs in which a mark is visible re-encoded; refused (`RenderError`) where impossible.
+    case smart
 }
 
 struct RenderDecision: Equatable {
@@ -22,19 +22,23 @@ struct RenderDecision: Equatable {
     ///   - obstacle: why no smart rendering is possible before planning (a codec, size or pixel-format
     ///     change asked, an unsupported codec or container), or nil.
     ///   - planning: the planner's result when there was no obstacle.
-    static func decide(_ mode: RenderMode, obstacle: String?,
-                              planning: () -> Result<SmartPlan, SmartPlanRefusal>) throws(RenderRefusal) -> RenderDecision {
+    ///   - file: the input, named by a refusal.
+    static func decide(_ mode: RenderMode, obstacle: String?, file: String = "",
+                       planning: () -> Result<SmartPlan, SmartPlanRefusal>) throws(RenderError) -> RenderDecision {
         if mode == .full { return RenderDecision(plan: nil, notice: nil) }
         if let obstacle {
-            if mode == .smart { throw RenderRefusal(reason: obstacle) }
+            if mode == .smart { throw RenderError(file: file, reason: obstacle) }
             return RenderDecision(plan: nil, notice: "render: full (\(obstacle))")
         }
         switch planning() {
         case .failure(let refusal):
-            if mode == .smart { throw RenderRefusal(reason: refusal.description) }
+            if mode == .smart { throw RenderError(file: file, reason: refusal.description) }
             return RenderDecision(plan: nil, notice: "render: full (\(refusal))")
         case .success(let plan):
             if mode == .smart { return RenderDecision(plan: plan, notice: nil) }
+            if plan.spans.isEmpty {
+                return RenderDecision(plan: plan, notice: "render: smart (no mark is visible at any time; the video is copied)")
+            }
             if plan.reencodedShare > worthwhileShare {
                 return RenderDecision(plan: nil, notice: "render: full (marks are visible in GOPs covering \(percent(plan.reencodedShare)) of the video)")
             }

@@ -44,9 +44,9 @@ enum AnimatedImageReader {
     /// The animation at `path` (a local file), or nil when it has one frame or is no animation.
     static func read(path: String, name: String? = nil) throws -> AnimatedImage? {
         let name = name ?? path
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        let start = (try? handle.read(upToCount: ImageHeader.prefixBytes)).map { Array($0) } ?? []
-        try? handle.close()
+        // Opened without blocking, regular files only: a FIFO or a device gives nil here and
+        // is refused by the still reader that follows.
+        guard let start = try? BoundedRead.prefix(of: path, count: ImageHeader.prefixBytes) else { return nil }
         switch kind(ofFileStart: start) {
         case nil: return nil
         case .webp: return try readWebP(path: path, name: name)

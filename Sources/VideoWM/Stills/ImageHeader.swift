@@ -13,11 +13,11 @@ enum ImageHeader {
 
     /// The declared size of the image at `path`, or nil for a file that cannot be read or
     /// whose format or header this does not know (FFmpeg then has the last word).
+    /// Only a regular file is read (opened without blocking, see `BoundedRead`): a FIFO or a
+    /// device gives nil here and is refused by the reader that follows.
     static func declaredSize(ofFileAt path: String) -> (width: Int, height: Int)? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: prefixBytes) else { return nil }
-        return declaredSize(Array(data))
+        guard let bytes = try? BoundedRead.prefix(of: path, count: prefixBytes) else { return nil }
+        return declaredSize(bytes)
     }
 
     static func declaredSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {

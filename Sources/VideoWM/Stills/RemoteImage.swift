@@ -1,7 +1,7 @@
 import Foundation
 
 /// An http(s) image named in a config (or given to `stamp`), fetched with FFmpeg's own
-/// http/https protocols and nothing else, within a time limit, and decoded like a file.
+/// http/https protocols and nothing else, within a total time limit, and decoded like a file.
 ///
 /// A URL that cannot be fetched (refused, unreachable, timed out, 404 or any HTTP error)
 /// is missing input (`InputError`) naming the URL; a fetched body that is not a usable image
@@ -10,6 +10,19 @@ import Foundation
 enum RemoteImage {
     /// Connecting and every read must make progress within this many seconds.
     static let timeoutSeconds = 20
+    /// The whole fetch must be over within this many seconds, unless `VIDEOWM_FETCH_TIMEOUT` says otherwise.
+    static let defaultTotalSeconds = 60
+    static let totalSecondsRange = 1...3600
+
+    /// The total deadline of a fetch: `VIDEOWM_FETCH_TIMEOUT` (whole seconds, range-checked), else the default.
+    static func totalSeconds(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+        guard let text = environment["VIDEOWM_FETCH_TIMEOUT"], !text.isEmpty else { return defaultTotalSeconds }
+        guard let value = Int(text), totalSecondsRange.contains(value) else {
+            throw RequestError(subject: "VIDEOWM_FETCH_TIMEOUT='\(text)'",
+                               problem: "must be a whole number of seconds from \(totalSecondsRange.lowerBound) to \(totalSecondsRange.upperBound)")
+        }
+        return value
+    }
     /// A logo larger than this is refused while downloading.
     static let maximumBytes = 64 << 20
 
@@ -37,7 +50,7 @@ enum RemoteImage {
     }
 
     static func download(_ url: String) throws -> [UInt8] {
-        let connection = try NetworkInput(url: url, timeoutSeconds: timeoutSeconds)
+        let connection = try NetworkInput(url: url, timeoutSeconds: timeoutSeconds, totalSeconds: totalSeconds())
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {

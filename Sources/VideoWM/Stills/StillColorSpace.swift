@@ -25,21 +25,50 @@ enum StillColorSpace {
         pngCodePoints(fileStart) ?? iccProfile.flatMap(fromICCProfile) ?? .sdr
     }
 
-    /// A PNG's `cICP` chunk, which precedes `IDAT`.
+    /// What a PNG's `cICP` chunk says, as a colour space.
     static func pngCodePoints(_ bytes: [UInt8]) -> FrameColorSpace? {
-        guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }
+        pngCICP(bytes).flatMap { fromCodePoints(primaries: $0[0], transfer: $0[1]) }
+    }
+
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// The four code points of a PNG's `cICP` chunk (primaries, transfer, matrix, full range),
+    /// which precedes `IDAT`.
+    static func pngCICP(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.starts(with: pngSignature) else { return nil }
         var i = 8
         while i + 8 <= bytes.count {
             let length = Int(bigEndian32(bytes, i))
             let type = String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self)
             if type == "IDAT" { return nil }
-            if type == "cICP", length >= 4, i + 12 <= bytes.count {
-                return fromCodePoints(primaries: bytes[i + 8], transfer: bytes[i + 9])
-            }
+            if type == "cICP", length == 4, i + 12 <= bytes.count { return Array(bytes[(i + 8)..<(i + 12)]) }
             i += 12 + length
         }
         return nil
     }
+
+    /// `png` with a `cICP` chunk holding `codePoints` right after its `IHDR` (which is always
+    /// first, 13 bytes long). FFmpeg 5.1's PNG encoder writes no `cICP`, and without it a viewer
+    /// would show the PQ- or HLG-coded pixels of a marked HDR still as sRGB.
+    static func insertingCICP(_ codePoints: [UInt8], intoPNG png: [UInt8]) -> [UInt8] {
+        guard codePoints.count == 4, png.count >= 33, png.starts(with: pngSignature),
+              Array(png[12..<16]) == Array("IHDR".utf8), pngCICP(png) == nil else { return png }
+        let typeAndData = Array("cICP".utf8) + codePoints
+        let chunk = [0, 0, 0, 4] + typeAndData + bigEndianBytes(crc32(typeAndData))
+        return Array(png[..<33]) + chunk + Array(png[33...])
+    }
+
+    /// CRC-32 as PNG defines it (polynomial 0xEDB88320, reflected); only eight bytes are summed.
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    private static func bigEndianBytes(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(value >> $0 & 0xFF) } }
 
     /// An ICC profile's `cicp` tag, else a description naming BT.2100 PQ or HLG.
     static func fromICCProfile(_ profile: [UInt8]) -> FrameColorSpace? {
@@ -88,10 +117,10 @@ enum StillColorSpace {
         return UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
     }
 
-    /// The first bytes of a local file (for its `cICP` chunk); empty for a URL or an unreadable file.
+    /// The first bytes of a local file (for its `cICP` chunk); empty for a URL, an unreadable
+    /// file, or anything but a regular file (read without blocking, see `BoundedRead`).
     static func fileStart(_ path: String) -> [UInt8] {
-        guard !RemoteImage.isURL(path), let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: ImageHeader.prefixBytes)).map { Array($0) } ?? []
+        guard !RemoteImage.isURL(path) else { return [] }
+        return (try? BoundedRead.prefix(of: path, count: ImageHeader.prefixBytes)) ?? []
     }
 }

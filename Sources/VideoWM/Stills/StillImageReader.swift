@@ -58,8 +58,15 @@ enum StillImageReader {
     /// Decodes a local still to a frame in the decoder's pixel format, with its orientation tag and colour profile.
     static func decodeFrame(path: String, name: String? = nil) throws -> DecodedFrame {
         let name = name ?? path
+        try requireRegularFile(path, name: name)
         // FFmpeg's probing decodes a PNG to learn its size: refuse an absurd header before that.
-        if let declared = ImageHeader.declaredSize(ofFileAt: path) {
+        let header = (try? BoundedRead.prefix(of: path, count: ImageHeader.prefixBytes)) ?? []
+        // FFmpeg 5.1 decodes no WebP animation (logos go through `AnimatedImageReader` first):
+        // say what the file is rather than "not an image".
+        if AnimatedImageReader.kind(ofFileStart: header) == .webp {
+            throw MediaError(file: name, detail: "is an animated WebP; a still image is needed here")
+        }
+        if let declared = ImageHeader.declaredSize(header) {
             try checkSize(width: declared.width, height: declared.height, path: name)
         }
         if let jpeg = JPEGReader.decodeFrame(contentsOf: path) { return jpeg }
@@ -88,6 +95,18 @@ enum StillImageReader {
         var decoded = DecodedFrame(frame: frame, exifOrientation: frame.exifOrientation, iccProfile: frame.iccProfile, name: name)
         if input.formatName.contains("tiff") { decoded.readTIFFStructure(path: path) }
         return decoded
+    }
+
+    /// Refuses a FIFO, a device or a folder before any read: the header reads below would
+    /// block on a FIFO for ever, or never end on /dev/zero. The check is on the descriptor
+    /// opened without blocking, so a FIFO with no writer cannot hold up the open either.
+    private static func requireRegularFile(_ path: String, name: String) throws {
+        do {
+            let opened = try BoundedRead.open(path, accepting: .regularFiles)
+            close(opened.descriptor)
+        } catch {
+            throw error.inputError(file: name, what: "the image")
+        }
     }
 
     /// Whether a frame came out; damage is an error (a still has nothing to conceal it with).

@@ -1,23 +1,26 @@
 import Foundation
+import ImageMetadata
 import Overlay
 
-/// Encodes an RGBA image to PNG, JPEG or WebP (chosen by the output's extension) and
+/// Encodes an RGBA image to PNG, JPEG, WebP or AVIF (chosen by the output's extension) and
 /// writes it atomically. PNG and WebP go through FFmpeg's encoders, JPEG through
-/// libjpeg-turbo (`JPEGWriter`).
+/// libjpeg-turbo (`JPEGWriter`), AVIF through libheif's AV1 encoder (`AVIFWriter`).
 ///
 /// What is kept from the input: the ICC colour profile, in PNG (`iCCP`, which FFmpeg's png
-/// encoder writes from the frame's side data) and JPEG (`APP2`); FFmpeg 5.1's libwebp
-/// wrapper cannot write one, so WebP outputs carry none. EXIF is not copied: the orientation is
-/// already applied to the pixels, and EXIF's embedded preview would be an unmarked copy.
+/// encoder writes from the frame's side data), JPEG (`APP2`) and AVIF (`colr`); FFmpeg 5.1's
+/// libwebp wrapper cannot write one, so WebP outputs carry none. A PNG's `cICP` chunk goes
+/// into a PNG output. EXIF and XMP only as `--keep-metadata`/`--set-metadata` choose
+/// (`Settings.metadata`, see `StillMetadataChoice`).
 enum StillImageWriter {
     enum Format {
-        case png, jpeg, webp
+        case png, jpeg, webp, avif
 
         init?(path: String) {
             switch (path as NSString).pathExtension.lowercased() {
             case "png": self = .png
             case "jpg", "jpeg": self = .jpeg
             case "webp": self = .webp
+            case "avif": self = .avif
             default: return nil
             }
         }
@@ -31,11 +34,16 @@ enum StillImageWriter {
         var quality = 90
         /// Written into the output when the format can hold it.
         var iccProfile: [UInt8]?
+        /// An input PNG's `cICP` code points, written into a PNG output (JPEG and WebP have no
+        /// such chunk): the marks were drawn in that signal, PQ or HLG, so the output must say so.
+        var pngCodePoints: [UInt8]?
+        /// The EXIF and XMP blocks to write (nil: none).
+        var metadata: StillMetadataBlocks?
     }
 
     static func checkFormat(_ path: String) throws -> Format {
         guard let format = Format(path: path) else {
-            throw RequestError(subject: path, problem: "unknown image format (use .png, .jpg or .webp)")
+            throw RequestError(subject: path, problem: "unknown image format (use .png, .jpg, .webp or .avif)")
         }
         return format
     }
@@ -43,17 +51,24 @@ enum StillImageWriter {
     /// Encodes `image` into the bytes of a file of `format`.
     static func encode(_ image: StraightRGBAImage, format: Format, path: String, settings: Settings = Settings()) throws -> [UInt8] {
         let profile = format.keepsColorProfile ? settings.iccProfile : nil
+        let bytes: [UInt8]
         switch format {
         case .jpeg:
-            return try JPEGWriter.encode(image, quality: settings.quality, iccProfile: profile, path: path)
+            bytes = try JPEGWriter.encode(image, quality: settings.quality, iccProfile: profile, path: path)
         case .png:
             // Paeth prediction: much smaller files than none, at little cost.
-            return try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? .rgb24 : .rgba,
-                                        options: ["pred": "paeth"], iccProfile: profile, path: path)
+            let png = try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? .rgb24 : .rgba,
+                                           options: ["pred": "paeth"], iccProfile: profile, path: path)
+            bytes = settings.pngCodePoints.map { StillColorSpace.insertingCICP($0, intoPNG: png) } ?? png
         case .webp:
-            return try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? .yuv420p : .yuva420p,
-                                        options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: profile, path: path)
+            bytes = try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? .yuv420p : .yuva420p,
+                                         options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: profile, path: path)
+        case .avif:
+            // libheif writes the metadata as items of the file itself.
+            return try AVIFWriter.encode(image, quality: settings.quality, iccProfile: profile, exif: settings.metadata?.exif,
+                                         xmp: settings.metadata?.xmp, path: path)
         }
+        return try StillMetadataChoice.inserting(settings.metadata, into: bytes, format: format, path: path)
     }
 
     private static func encodeWithFFmpeg(_ image: StraightRGBAImage, encoderName: String, pixelFormat target: PixelFormat,

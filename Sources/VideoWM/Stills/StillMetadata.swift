@@ -53,6 +53,7 @@ public struct StillMetadataChoice: Sendable, Equatable {
         switch format {
         case .png: return blocks.inserted(intoPNG: encoded)
         case .webp: return blocks.inserted(intoWebP: encoded)
+        case .avif: preconditionFailure("AVIFWriter writes an AVIF's metadata as it encodes")
         case .jpeg:
             do {
                 return try blocks.inserted(intoJPEG: encoded)

@@ -89,17 +89,18 @@ public final class StillStamper {
         if let size { image = try image.scaled(size.request, upscale: size.upscale, file: input) }
         let compositor = try compositor(width: image.width, height: image.height)
         try LayerError.rethrowing { try image.withCanvas(colorSpace: colorSpace) { canvas in try compositor.composite(onto: canvas, at: time) } }
-        let encoded = try StillImageWriter.encode(image, format: format, path: output,
-                                                  settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile))
         let blocks = metadata.blocks(forInput: input, heif: inputBlocks, width: image.width, height: image.height)
-        try StillImageWriter.write(bytes: try StillMetadataChoice.inserting(blocks, into: encoded, format: format, path: output), into: destination)
+        let encoded = try StillImageWriter.encode(image, format: format, path: output,
+                                                  settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile,
+                                                                                      pngCodePoints: StillColorSpace.pngCICP(StillColorSpace.fileStart(input)),
+                                                                                      metadata: blocks))
+        try StillImageWriter.write(bytes: encoded, into: destination)
     }
 
-    /// The first bytes of a file (empty when it cannot be read: the decoder then says why).
+    /// The first bytes of a file (empty when it cannot be read, or is a FIFO or a device,
+    /// which `BoundedRead` opens without blocking and does not read: the decoder then says why).
     private static func firstBytes(of path: String) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        return [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+        (try? BoundedRead.prefix(of: path, count: 64)) ?? []
     }
 
     /// Whether the picture can be marked in its decoded YUV planes and encoded as they are:
@@ -177,36 +178,24 @@ public final class StillStamper {
     }
 }
 
-/// `Compositor.prepare` on its own thread. The compositor is not thread-safe: it is handed
-/// over whole — nothing else touches it (or the stamper's warning set its warnings go to)
-/// until `finish` or `waitUntilDone` has returned, which orders the two threads' accesses.
-private final class EarlyPreparation: @unchecked Sendable {
-    private let compositor: Compositor
-    private let done = DispatchSemaphore(value: 0)
-    private var waited = false
-    private var failure: (any Error)?
+/// `Compositor.prepare` on a second thread (`SecondThreadWork`: inline when no thread can
+/// start). The compositor is not thread-safe: it is handed over whole — nothing else touches
+/// it (or the stamper's warning set its warnings go to) until `finish` or `waitUntilDone`
+/// has returned, which joins the thread and so orders the two threads' accesses.
+private final class EarlyPreparation {
+    private let work: SecondThreadWork<Void>
 
     init(compositor: Compositor, width: Int, height: Int) {
-        self.compositor = compositor
-        Thread { [self] in
-            do {
-                try self.compositor.prepare(storedWidth: width, storedHeight: height)
-            } catch {
-                failure = error
-            }
-            done.signal()
-        }.start()
+        work = SecondThreadWork { try compositor.prepare(storedWidth: width, storedHeight: height) }
     }
 
-    /// Waits for the thread; a preparation error is thrown as composing would have thrown it.
+    /// Waits for the work; a preparation error is thrown as composing would have thrown it.
     func finish() throws {
-        waitUntilDone()
-        if let failure { try LayerError.rethrowing { throw failure } }
+        try LayerError.rethrowing { try work.result() }
     }
 
+    /// Waits for the work, its outcome unused (the stamp already failed another way).
     func waitUntilDone() {
-        guard !waited else { return }
-        done.wait()
-        waited = true
+        _ = try? work.result()
     }
 }

@@ -33,13 +33,14 @@ struct BatchCommand: ToolCommand {
                   SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX (Kubernetes) with the count \
                   from --shard-count N or VIDEOWM_SHARD_COUNT; else every row
                   """, example: "0/2") { $0.shard = $1 },
-            .integer("--shard-count", range: 1...1_000_000,
+            .integer("--shard-count", range: 1...BatchShard.maximumCount,
                      help: "the N of a Kubernetes shard whose index is JOB_COMPLETION_INDEX (instead of VIDEOWM_SHARD_COUNT)") {
                 $0.shardCount = $1
             },
             .flag("--force", help: "redo rows whose output exists (replacing it)") { $0.force = true },
             .text("--report", placeholder: "FILE", help: """
-                  append one JSON line per row: {"row", "output", "status" (done, skipped, failed), "seconds", "error"}
+                  append one JSON line per row: {"row", "output", "status" (done, skipped, failed), "seconds", "reencoded" \
+                  (share of the video re-encoded, 0…1), "error"}
                   """) { $0.reportPath = $1 },
             .text("--shared-segments", placeholder: "DIR", help: """
                   .m3u8 outputs: the folder of the segments every row shares (those showing no mark), \
@@ -78,7 +79,8 @@ struct BatchCommand: ToolCommand {
         seconds, a segment in which a row shows no mark is the input's packets, the same
         file for every row, written once into --shared-segments DIR under a name from its
         content; a segment in which the row's mark is visible is re-encoded and the row's
-        own. A row is done when its playlist exists.
+        own (--render full: every segment re-encoded, none shared). A row is done when its
+        playlist exists.
         """,
         epilogue: """
         Exit: 0 when every row is done or skipped; otherwise the highest exit code among the
@@ -121,7 +123,8 @@ struct BatchCommand: ToolCommand {
         let display = BatchProgressDisplay(mode: outputOptions.progress, console: console)
         var runner = BatchRunner(input: input, config: config, rows: rows, outputDirectory: template.baseDirectory,
                                  settings: encode.settings, damagePolicy: encode.damagePolicy, outputsPerDecode: outputsPerDecode,
-                                 force: force, warn: console.warningHandler)
+                                 force: force, render: encode.render, warn: console.warningHandler,
+                                 notice: { console.info($0) })
         runner.hls = hls.settings
         runner.hls.sharedFolder = sharedSegments
         let summary: BatchSummary

@@ -65,6 +65,7 @@ struct OutputOptions {
 struct EncodeOptions {
     var settings = EncodeSettings()
     var damagePolicy = DamagePolicy.warn
+    var render = RenderMode.auto
 
     static var options: OptionGroup<Self> {
         OptionGroup("Encode options", [
@@ -95,6 +96,10 @@ struct EncodeOptions {
             .choice("--errors", among: DamagePolicy.allCases,
                     help: "damaged input packets: warn (conceal, count, report; default) or fail (stop at the first: exit 65, no output)") {
                 $0.damagePolicy = $1
+            },
+            .choice("--render", among: RenderMode.allCases,
+                    help: "auto (default: smart where possible and worthwhile, else full, with a notice saying which), full (every frame re-encoded), or smart (only the GOPs where a mark is visible; exit 64 where impossible)") {
+                $0.render = $1
             },
         ])
     }

@@ -32,7 +32,7 @@ struct StampCommand: ToolCommand {
         usage: "videowm stamp INPUT... (-o OUTPUT | -d DIR) -c CONFIG [--at SECONDS] [--quality Q] [--var KEY=VALUE]... [size options] [metadata options] [-y]",
         discussion: """
         Marks still images (PNG, JPEG, WebP, TIFF, HEIC/HEIF) with the same compositor as
-        video; the format follows the output's extension (PNG, JPEG, WebP). EXIF orientation
+        video; the format follows the output's extension (PNG, JPEG, WebP, AVIF). EXIF orientation
         (an HEIC's irot/imir) is applied, so the mark lands where a person sees it and the
         output displays upright. A multi-page TIFF gives its first page, with a notice. A size
         option scales the picture (Lanczos) before it is marked. Animations are evaluated at --at

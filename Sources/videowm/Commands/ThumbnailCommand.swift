@@ -8,6 +8,7 @@ struct ThumbnailCommand: ToolCommand {
     var at: Double?
     var quality = StillQuality.default
     var marks = MarkOptions()
+    var size = ScaleOptions()
     var outputOptions = OutputOptions()
 
     static var optionGroups: [OptionGroup<Self>] {
@@ -15,7 +16,7 @@ struct ThumbnailCommand: ToolCommand {
             .seconds("--at", help: "the time (required)") { $0.at = $1 },
             StillQuality.option { $0.quality = $1 },
         ]),
-         MarkOptions.options.lifted(\.marks), OutputOptions.optionsForCommandsWithoutProgress.lifted(\.outputOptions)]
+         MarkOptions.options.lifted(\.marks), ScaleOptions.options.lifted(\.size), OutputOptions.optionsForCommandsWithoutProgress.lifted(\.outputOptions)]
     }
 
     static var files: FileArguments<Self> {
@@ -23,22 +24,24 @@ struct ThumbnailCommand: ToolCommand {
     }
 
     static let help = CommandHelp(
-        usage: "videowm thumbnail VIDEO OUTPUT --at SECONDS -c CONFIG [--quality Q] [--var KEY=VALUE]... [-y]",
+        usage: "videowm thumbnail VIDEO OUTPUT --at SECONDS -c CONFIG [--quality Q] [--var KEY=VALUE]... [size options] [-y]",
         discussion: """
         Writes the frame of VIDEO shown at SECONDS (counted from the first frame), upright,
-        marked exactly as 'videowm transcode' marks that frame, as a PNG, JPEG or WebP still.
+        marked exactly as 'videowm transcode' marks that frame, as a PNG, JPEG, WebP or AVIF
+        still; with a size option, as transcode with that option marks it (scaled, then marked).
         Seeks to the keyframe before SECONDS, so the end of a long video is as quick as the start.
         """)
 
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
         guard at != nil else { throw UsageError("--at SECONDS is required", command: Self.name) }
+        try size.validate(command: Self.name)
     }
 
     func run(console: Console) throws {
         outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
         try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: outputOptions.overwrite,
-                                quality: quality, warn: console.warningHandler)
+                                quality: quality, scale: size.request, upscale: size.upscale, warn: console.warningHandler)
     }
 }

@@ -23,15 +23,17 @@ struct TranscodeCommand: ToolCommand {
     }
 
     static let help = CommandHelp(
-        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [encode options] [size options] [--set-metadata KEY=VALUE]... [-y]",
+        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [--render MODE] [encode options] [size options] [--set-metadata KEY=VALUE]... [-y]",
         discussion: """
         Decodes every frame of INPUT, marks it at its presentation time and re-encodes it;
         audio, subtitle and data streams are copied (audio the container cannot hold is
         re-encoded; text subtitles become mov_text or WebVTT). The container follows OUTPUT's
         extension (.mp4 .mov .mkv .webm …); MP4/MOV get their index at the front.
         OUTPUT.m3u8 writes an HLS presentation instead: fMP4 segments with the audio muxed
-        in, cut on keyframes forced every --segment seconds, beside the playlist (named
-        OUTPUT-HASH.m4s by their content), the playlist written last. .mpd is refused.
+        in, beside the playlist (named OUTPUT-HASH.m4s by their content), the playlist written
+        last. With --render auto or smart an H.264 input is cut at its own IDRs near every
+        --segment seconds and only the segments where a mark shows are re-encoded; with
+        --render full every frame is, on keyframes forced every --segment seconds. .mpd is refused.
         Every frame keeps its presentation time; if the picture changes size mid-stream,
         later sizes are scaled to fit the first between black bars (with a notice).
         A size option scales the picture (swscale's Lanczos filter) before it is marked, so
@@ -39,6 +41,14 @@ struct TranscodeCommand: ToolCommand {
         The input's container tags are kept; --set-metadata replaces title, comment or copyright.
         OUTPUT appears only when complete; an existing OUTPUT is kept unless -y (which, for
         a playlist, also removes the segments only the replaced presentation listed).
+
+        Smart rendering (--render): when the marks show only at times (start/end,
+        interval/skip), only the GOPs in which a mark is visible are decoded, marked and
+        encoded again, in the input's codec, profile, size and pixel format; every other
+        video packet is the input's own, copied. auto (the default) does this where it is
+        possible and leaves at least a fifth of the video copied, and says so in one line;
+        smart exits 64 naming the reason where it is impossible; full re-encodes every
+        frame. The summary says how much was re-encoded ("re-encoded 8.0 s of 20.0 s").
         """)
 
     mutating func validate() throws {
@@ -55,11 +65,17 @@ struct TranscodeCommand: ToolCommand {
         let compositor = try marks.compositor(console: console, command: Self.name)
         let display = TranscodeProgressDisplay(mode: outputOptions.progress, console: console, label: input)
         var transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
-                                    overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, warn: console.warningHandler,
-                                    progress: { done, total, frames in display.update(done: done, total: total, frames: frames) })
+                                    overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, render: encode.render,
+                                    warn: console.warningHandler,
+                                    progress: { done, total, frames in display.update(done: done, total: total, frames: frames) },
+                                    onRender: { outcome in
+                                        if let notice = outcome.notice { console.info(notice) }
+                                        display.reencodedShare = outcome.isSmart ? outcome.reencodedShare : nil
+                                    })
         transcoder.hls = hls.settings
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
+        if let line = summary.render.summary { console.info("\(output): \(line)") }
         if console.verbosity == .verbose {
             console.info("\(output): \(summary.videoFrames) video frames written")
         }

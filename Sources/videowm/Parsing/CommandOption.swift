@@ -34,10 +34,14 @@ extension CommandOption {
         Self(names: names, valueName: nil, help: help, example: nil) { options, _, _, _ in set(&options) }
     }
 
-    /// Any text, kept as given (`--report FILE`).
+    /// Any text but none, kept as given (`--report FILE`): an empty value (`-c ''`, an unset
+    /// shell variable) is a usage error naming the option, not a file named "".
     static func text(_ names: String..., placeholder: String, help: String, example: String = "x",
                      set: @escaping (inout Options, String) -> Void) -> Self {
-        Self(names: names, valueName: placeholder, help: help, example: example) { options, value, _, _ in set(&options, value) }
+        Self(names: names, valueName: placeholder, help: help, example: example) { options, value, spelling, command in
+            guard !value.isEmpty else { throw UsageError("\(spelling) needs a \(placeholder), got an empty value", command: command) }
+            set(&options, value)
+        }
     }
 
     /// A whole number inside `range` (`-j N`).

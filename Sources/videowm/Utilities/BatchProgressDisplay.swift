@@ -22,8 +22,9 @@ final class BatchProgressDisplay {
             line.clearBar()
             console.error("row \(row.number): \(errorLine(for: error))")
         } else if line.mode != .bar && (result.status == .done || console.verbosity == .verbose) {
+            let smart = result.render?.summary.map { " (\($0))" } ?? ""
             console.info(result.status == .done
-                ? "row \(row.number): \(row.output) done in \(String(format: "%.1f", result.seconds)) s"
+                ? "row \(row.number): \(row.output) done in \(String(format: "%.1f", result.seconds)) s\(smart)"
                 : "row \(row.number): \(row.output) exists, skipped (--force redoes it)")
         }
     }

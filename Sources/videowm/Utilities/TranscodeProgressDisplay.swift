@@ -7,6 +7,8 @@ final class TranscodeProgressDisplay {
     private let started = Date()
     private let label: String
     private var last: (done: Double, total: Double?, frames: Int) = (0, nil, 0)
+    /// With smart rendering, the share of the video re-encoded (0…1); nil for a full render.
+    var reencodedShare: Double?
 
     init(mode: ProgressLine.Mode, console: Console, label: String) {
         line = ProgressLine(mode: mode, console: console)
@@ -40,11 +42,13 @@ final class TranscodeProgressDisplay {
             if let total { fields.append("\"duration\":\(number(total))") }
             if let fraction { fields.append("\"percent\":\(number(fraction * 100))") }
             if let eta { fields.append("\"eta\":\(number(eta))") }
+            if let reencodedShare { fields.append("\"reencoded\":\(number(reencodedShare))") }
             if let damaged { fields.append("\"damaged\":\(damaged)") }
             line.emit(fields)
         } else {
             let percent = fraction.map { String(format: "%5.1f%%", $0 * 100) } ?? "  ?  "
-            line.drawBar(fraction: fraction ?? 0, String(format: "%@ %6.1f fps %5.2fx ", percent, fps, speed) + ProgressLine.eta(eta),
+            let smart = reencodedShare.map { String(format: " %.0f%% re-encoded", $0 * 100) } ?? ""
+            line.drawBar(fraction: fraction ?? 0, String(format: "%@ %6.1f fps %5.2fx%@ ", percent, fps, speed, smart) + ProgressLine.eta(eta),
                          final: final)
         }
     }

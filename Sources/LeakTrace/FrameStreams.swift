@@ -1,0 +1,138 @@
+// How the analyzer walks its two streams: the leak's opening kept small while aligning,
+// then the original read alongside the rest of the leak.
+
+/// Frames already in memory (tests, small inputs).
+public struct ArrayFrameSource: LumaFrameSource {
+    private let frames: [TimedLuma]
+    private var index = -1
+
+    public init(_ frames: [TimedLuma]) { self.frames = frames }
+
+    public mutating func advance() throws -> Double? {
+        index = min(index + 1, frames.count)
+        return index < frames.count ? frames[index].time : nil
+    }
+
+    public mutating func picture() throws -> LumaImage { frames[index].image }
+}
+
+/// The start of the leak, kept small: a thumbnail of every frame, a picture every `sampleInterval`.
+struct LeakWindow {
+    struct Sample {
+        var time: Double
+        var image: CompactLuma
+    }
+
+    var thumbnails: [TimedLuma] = []
+    /// Samples read but not yet handed out by `nextSample`.
+    private(set) var samples: [Sample] = []
+    private var handedOut = 0
+    let sampleInterval: Double
+    private var lastSampleTime = -Double.infinity
+
+    static func read(_ leak: inout some LumaFrameSource, seconds: Double, sampleInterval: Double, thumbnailWidth: Int) throws -> LeakWindow {
+        var window = LeakWindow(sampleInterval: sampleInterval)
+        while let time = try leak.advance() {
+            window.thumbnails.append(TimedLuma(time: time, image: try leak.thumbnail(width: thumbnailWidth)))
+            if window.takesSample(at: time) { window.samples.append(Sample(time: time, image: CompactLuma(try leak.picture()))) }
+            if time - window.thumbnails[0].time >= seconds { break }
+        }
+        return window
+    }
+
+    init(sampleInterval: Double) { self.sampleInterval = sampleInterval }
+
+    mutating func takesSample(at time: Double) -> Bool {
+        guard time >= lastSampleTime + sampleInterval - 1e-6 else { return false }
+        lastSampleTime = time
+        return true
+    }
+
+    /// The next sample: those kept while aligning first (each released once handed out), then
+    /// frames of the rest of the leak as they come due.
+    mutating func nextSample(from leak: inout some LumaFrameSource) throws -> TimedLuma? {
+        if handedOut < samples.count {
+            let sample = samples[handedOut]
+            handedOut += 1
+            if handedOut == samples.count { (samples, handedOut) = ([], 0) }
+            return TimedLuma(time: sample.time, image: sample.image.image)
+        }
+        while let time = try leak.advance() {
+            if takesSample(at: time) { return TimedLuma(time: time, image: try leak.picture()) }
+        }
+        return nil
+    }
+}
+
+/// Walks the original alongside the leak: for each leak time, the original frame shown nearest
+/// `leak time + offset`. Only frames that can be that nearest one are converted: the current
+/// frame once it is within a frame's step of the target, and the one after.
+struct OriginalPairing {
+    let offset: Double
+    /// The frame the source is on, and its picture once converted.
+    private var current: (time: Double, picture: LumaImage?)?
+    /// The frame before it, kept when it was close enough to a target to be the answer.
+    private var previous: (time: Double, picture: LumaImage)?
+    private var step = 0.0
+    private var ended = false
+
+    init(offset: Double) { self.offset = offset }
+
+    mutating func frame(at leakTime: Double, from source: inout any LumaFrameSource) throws -> LumaImage? {
+        let target = leakTime + offset
+        if current == nil, !ended { try move(&source) }
+        while !ended, let now = current, now.time < target {
+            if step == 0 || target - now.time <= step * 1.01 {
+                previous = (now.time, try now.picture ?? source.picture())
+            }
+            try move(&source)
+        }
+        let before = previous.flatMap { target - $0.time <= max(step, 0.5) ? $0 : nil }
+        guard let after = current else { return before?.picture }
+        if let before, target - before.time <= after.time - target { return before.picture }
+        guard after.time - target <= max(step, 0.5) else { return before?.picture }
+        let picture = try after.picture ?? source.picture()
+        current?.picture = picture
+        return picture
+    }
+
+    private mutating func move(_ source: inout any LumaFrameSource) throws {
+        guard let time = try source.advance() else {
+            (current, ended) = (nil, true)
+            return
+        }
+        if let now = current, time > now.time { step = time - now.time }
+        current = (time, nil)
+    }
+}
+
+/// A thumbnail `width` pixels wide with the picture's shape (never enlarged).
+public func thumbnail(_ image: LumaImage, width: Int) -> LumaImage {
+    let size = thumbnailSize(width: image.width, height: image.height, thumbnailWidth: width)
+    return image.resized(width: size.width, height: size.height)
+}
+
+/// The size of a thumbnail `thumbnailWidth` wide of a `width`×`height` picture.
+public func thumbnailSize(width: Int, height: Int, thumbnailWidth: Int) -> (width: Int, height: Int) {
+    let thumbnailHeight = max(4, Int((Double(thumbnailWidth) * Double(height) / Double(width)).rounded()))
+    return (min(thumbnailWidth, width), min(thumbnailHeight, height))
+}
+
+/// Up to `count` elements spread evenly over `items`.
+func spread<T>(_ items: [T], count: Int) -> [T] {
+    guard items.count > count, count > 0 else { return items }
+    return (0..<count).map { items[$0 * (items.count - 1) / max(count - 1, 1)] }
+}
+
+/// The frame nearest `time`, if one lies within `tolerance` seconds.
+func nearest(_ frames: [TimedLuma], to time: Double, within tolerance: Double) -> TimedLuma? {
+    var low = 0, high = frames.count
+    while low < high {
+        let middle = (low + high) / 2
+        if frames[middle].time < time { low = middle + 1 } else { high = middle }
+    }
+    let candidates = [low - 1, low].filter { frames.indices.contains($0) }
+    guard let best = candidates.min(by: { abs(frames[$0].time - time) < abs(frames[$1].time - time) }),
+          abs(frames[best].time - time) <= tolerance else { return nil }
+    return frames[best]
+}

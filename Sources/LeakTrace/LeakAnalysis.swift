@@ -1,0 +1,211 @@
+import Animation
+
+/// Frames in presentation order, one at a time: how the tracer reads the leak and the original
+/// without holding either in memory. Times are seconds from the stream's first frame.
+///
+/// Moving on and converting are separate steps, because the tracer looks at only some of the
+/// original's frames (those nearest the leak's samples) and converting is what costs.
+public protocol LumaFrameSource {
+    /// Moves to the next frame and returns the time it is shown; nil at the end.
+    mutating func advance() throws -> Double?
+    /// The picture of the frame `advance` last moved to.
+    mutating func picture() throws -> LumaImage
+    /// The same picture shrunk to `width` pixels wide, its shape kept (see `thumbnail(_:width:)`);
+    /// a source that decodes can make it straight from the decoded frame.
+    mutating func thumbnail(width: Int) throws -> LumaImage
+}
+
+extension LumaFrameSource {
+    public mutating func thumbnail(width: Int) throws -> LumaImage {
+        LeakTrace.thumbnail(try picture(), width: width)
+    }
+
+    /// The next frame with its picture.
+    public mutating func next() throws -> TimedLuma? {
+        guard let time = try advance() else { return nil }
+        return TimedLuma(time: time, image: try picture())
+    }
+}
+
+/// What the tracer learned about a leak: where it sits in the original in time and space, and
+/// where it differs from the original, slot by slot.
+public struct LeakAnalysis: Sendable {
+    /// Original time = leak time + offset (seconds).
+    public var offset: Double
+    /// How much of the original each side lost.
+    public var crops: CropFractions
+    /// Original display pixels → difference-map pixels.
+    public var displayToMap: AxisAlignedMap
+    /// The leak's picture in map pixels (inside any bars).
+    public var content: PlaneRect
+    /// The mean correlation between leak and warped original frames, 0…1 (about 0.9 and more for a true match).
+    public var correlation: Double
+    /// The original time span the analysed leak frames showed.
+    public var originalSpan: ClosedRange<Double>
+    public var maps: DifferenceMaps
+    /// Leak frames compared per slot.
+    public var framesPerSlot: [SlotKey: Int]
+}
+
+/// Why a leak could not be analysed.
+public enum LeakAnalysisError: Error, Equatable, CustomStringConvertible {
+    /// The leak has no frames (or fewer than two).
+    case leakTooShort
+    /// The original gave no keyframes to align against.
+    case noOriginalKeyframes
+    /// No offset made the leak look like any part of the original.
+    case notAligned
+
+    public var description: String {
+        switch self {
+        case .leakTooShort: "the leak has too few frames to align"
+        case .noOriginalKeyframes: "the original has no decodable keyframes"
+        case .notAligned: "the leak does not match any part of the original"
+        }
+    }
+}
+
+/// Aligns a leak with its original and collects the per-slot difference maps, reading the
+/// leak once and the original's matching span once (plus its keyframes, which decode alone).
+///
+/// The leak's first `alignmentWindowSeconds` are kept small (a thumbnail per frame, a
+/// picture every `sampleInterval`) while the offset and the map are found from the original's
+/// keyframes; then the original is read from the matching time alongside the rest of the leak.
+public struct LeakAnalyzer {
+    public var alignmentWindowSeconds = 120.0
+    /// Leak frames compared with the original: at most one per this many seconds. By default a
+    /// tenth of the shortest slot, within 0.1…0.5 s: a few frames per slot already carry the
+    /// mark, more only repeat it (measured: 1 s gave the same identifications as 0.2 s).
+    public var sampleInterval: Double
+    /// The width of the thumbnails used for alignment.
+    public var thumbnailWidth = 80
+
+    public let originalDisplayWidth: Int
+    public let originalDisplayHeight: Int
+    public let schedules: [SlotSchedule]
+    /// Per schedule, the visibility of its traced layers: a slot's frames count while one shows.
+    public let visibility: [[Visibility]]
+
+    public init(originalDisplayWidth: Int, originalDisplayHeight: Int, schedules: [SlotSchedule], visibility: [[Visibility]]) {
+        self.originalDisplayWidth = originalDisplayWidth
+        self.originalDisplayHeight = originalDisplayHeight
+        self.schedules = schedules
+        self.visibility = visibility
+        sampleInterval = min(max((schedules.map(\.durationSeconds).min() ?? 5) / 10, 0.1), 0.5)
+    }
+
+    /// Analyses `leak` (frames at the size the maps should have, e.g. 320 wide) against the
+    /// original, given its keyframes (any size) and a way to read it from a time on (`openOriginal`
+    /// returns frames from at or before that time, any size).
+    public func analyse(leak: inout some LumaFrameSource, keyframes: inout some LumaFrameSource,
+                        openOriginal: (Double) throws -> any LumaFrameSource) throws -> LeakAnalysis {
+        var window = try LeakWindow.read(&leak, seconds: alignmentWindowSeconds, sampleInterval: sampleInterval, thumbnailWidth: thumbnailWidth)
+        let originalThumbnails = try readThumbnails(&keyframes)
+        guard window.thumbnails.count >= 2 else { throw LeakAnalysisError.leakTooShort }
+        guard !originalThumbnails.isEmpty else { throw LeakAnalysisError.noOriginalKeyframes }
+
+        let analysisSize = (window.samples[0].image.width, window.samples[0].image.height)
+        let content = ContentArea.detect(in: spread(window.samples.map(\.image.image), count: 12))
+        let thumbnailSize = window.thumbnails[0].image
+        let toThumbnail = AxisAlignedMap(scaleX: Double(thumbnailSize.width) / Double(analysisSize.0),
+                                         scaleY: Double(thumbnailSize.height) / Double(analysisSize.1), offsetX: 0, offsetY: 0)
+        let thumbnailContent = toThumbnail.apply(content)
+        let coarse = try coarseAlignment(window.thumbnails, originalThumbnails, thumbnailContent)
+
+        // Read the original from the matching time, pairing each sampled leak frame with the
+        // original frame shown nearest its instant.
+        var original = try openOriginal(max(0, window.samples[0].time + coarse.offset - 1))
+        var pairing = OriginalPairing(offset: coarse.offset)
+        var pairs: [(time: Double, leak: CompactLuma, original: LumaImage)] = []
+        func nextSample() throws -> TimedLuma? {
+            try window.nextSample(from: &leak)
+        }
+        // The first pairs, a second or more apart, refine the map at full size.
+        var registrationPairs: [FramePair] = []
+        while registrationPairs.count < 8, let sample = try nextSample() {
+            guard let frame = try pairing.frame(at: sample.time, from: &original) else { break }
+            pairs.append((sample.time, CompactLuma(sample.image), frame))
+            if sample.time - (pairs.first?.time ?? 0) >= Double(registrationPairs.count) * 1.5 {
+                registrationPairs.append(FramePair(leak: sample.image, original: frame))
+            }
+        }
+        guard !pairs.isEmpty else { throw LeakAnalysisError.notAligned }
+        let fine = SpatialRegistration.register(registrationPairs, leakContent: content, start: coarse.crops)
+        let originalFrame = pairs[0].original
+        let frameToDisplay = AxisAlignedMap(mapping: PlaneRect(minX: 0, minY: 0, maxX: Double(originalFrame.width), maxY: Double(originalFrame.height)),
+                                            onto: PlaneRect(minX: 0, minY: 0, maxX: Double(originalDisplayWidth), maxY: Double(originalDisplayHeight)))
+        let accumulator = DifferenceAccumulator(width: analysisSize.0, height: analysisSize.1, content: content, originalToAnalysis: fine.map)
+        var first = Double.infinity, last = -Double.infinity
+        func accumulate(time: Double, leak: LumaImage, original: LumaImage) {
+            let originalTime = time + coarse.offset
+            (first, last) = (min(first, originalTime), max(last, originalTime))
+            accumulator.add(leak: leak, original: original, to: slots(at: originalTime))
+        }
+        for pair in pairs { accumulate(time: pair.time, leak: pair.leak.image, original: pair.original) }
+        pairs.removeAll()
+        while let sample = try nextSample() {
+            guard let frame = try pairing.frame(at: sample.time, from: &original) else { break }
+            accumulate(time: sample.time, leak: sample.image, original: frame)
+        }
+        let maps = accumulator.maps()
+        return LeakAnalysis(offset: coarse.offset, crops: fine.crops, displayToMap: frameToDisplay.inverse.followed(by: fine.map),
+                            content: content, correlation: fine.correlation, originalSpan: first...max(first, last), maps: maps,
+                            framesPerSlot: Dictionary(uniqueKeysWithValues: maps.slots.map { ($0, accumulator.frameCount(of: $0)) }))
+    }
+
+    /// The slots whose steady part holds original time `seconds` and whose traced layers show then.
+    func slots(at seconds: Double) -> [SlotKey] {
+        let time = PresentationTime(seconds: seconds)
+        return schedules.indices.compactMap { index in
+            guard let slot = schedules[index].slot(at: seconds),
+                  visibility[index].contains(where: { $0.opacityFactor(at: time) >= 0.5 }) else { return nil }
+            return SlotKey(schedule: index, slot: slot)
+        }
+    }
+
+    /// The offset from the keyframes: the fingerprint search proposes a few; the picture is
+    /// registered once (its layout barely changes over a few seconds, so any proposal near the
+    /// truth gives the map); each proposal is then pinned by comparing warped keyframes with
+    /// every leak frame within `refineWindow` seconds, and the one whose pictures match best wins.
+    private func coarseAlignment(_ leak: [TimedLuma], _ keyframes: [TimedLuma], _ content: PlaneRect) throws
+        -> (offset: Double, crops: CropFractions) {
+        let leakPrints = leak.map { TimedLuma(time: $0.time, image: TemporalAlignment.fingerprint(of: $0.image, region: content)) }
+        let keyPrints = keyframes.map { TimedLuma(time: $0.time, image: TemporalAlignment.fingerprint(of: $0.image, region: $0.image.bounds)) }
+        let candidates = TemporalAlignment.candidates(leak: leakPrints, keyframes: keyPrints, count: 5)
+        func pairs(at offset: Double) -> [FramePair] {
+            spread(keyframes.compactMap { key -> FramePair? in
+                guard let frame = nearest(leak, to: key.time - offset, within: 0.1) else { return nil }
+                return FramePair(leak: frame.image, original: key.image)
+            }, count: 8)
+        }
+        guard let first = candidates.first(where: { !pairs(at: $0.offset).isEmpty }) else { throw LeakAnalysisError.notAligned }
+        var crops = SpatialRegistration.register(pairs(at: first.offset), leakContent: content).crops
+        var best: (offset: Double, correlation: Double)?
+        for candidate in candidates {
+            let map = SpatialRegistration.map(crops, original: keyframes[0].image, leakContent: content)
+            let offset = TemporalAlignment.refine(offset: candidate.offset, leak: leak, keyframes: keyframes, map: map,
+                                                  leakContent: content, window: Self.refineWindow) ?? candidate.offset
+            let candidatePairs = pairs(at: offset)
+            guard !candidatePairs.isEmpty else { continue }
+            let correlation = SpatialRegistration.correlation(candidatePairs, crops: crops, leakContent: content)
+            if correlation > best?.correlation ?? -1 { best = (offset, correlation) }
+        }
+        guard let best else { throw LeakAnalysisError.notAligned }
+        let registration = SpatialRegistration.register(pairs(at: best.offset), leakContent: content, start: crops)
+        guard registration.correlation > 0.5 else { throw LeakAnalysisError.notAligned }
+        crops = registration.crops
+        return (best.offset, crops)
+    }
+
+    /// How far from a proposed offset the refinement looks, seconds: keyframe fingerprints of a
+    /// mostly still lecture can be a second or two off.
+    static let refineWindow = 4.0
+
+    private func readThumbnails(_ source: inout some LumaFrameSource) throws -> [TimedLuma] {
+        var thumbnails: [TimedLuma] = []
+        while let frame = try source.next() {
+            thumbnails.append(TimedLuma(time: frame.time, image: thumbnail(frame.image, width: thumbnailWidth)))
+        }
+        return thumbnails.sorted { $0.time < $1.time }
+    }
+}

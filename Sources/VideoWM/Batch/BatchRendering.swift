@@ -1,0 +1,95 @@
+import Overlay
+
+/// How a batch's rows are rendered (`--render`), decided before any output exists: one index pass
+/// over the input and one plan per distinct set of layers a row keeps (rows that differ only in
+/// their variables show their marks at the same times, so they share a plan).
+final class BatchRendering {
+    enum Row {
+        /// Every layer left out by `unless`: the video is copied.
+        case copy
+        case full(RenderOutcome)
+        case spliced(SpliceJob, RenderOutcome)
+        /// An `.m3u8` row sharing its unmarked segments: those where a mark shows are re-encoded.
+        case segmentwise(RenderOutcome)
+
+        var job: SpliceJob? {
+            if case .spliced(let job, _) = self { return job }
+            return nil
+        }
+
+        /// The row needs every picture decoded (its own GOP selection is not known to the decoder).
+        var decodesEverything: Bool {
+            switch self {
+            case .full, .segmentwise: true
+            case .copy, .spliced: false
+            }
+        }
+
+        /// What the row's report says about its video (nil: copied).
+        var outcome: RenderOutcome? {
+            switch self {
+            case .copy: nil
+            case .full(let outcome), .spliced(_, let outcome), .segmentwise(let outcome): outcome
+            }
+        }
+    }
+
+    /// By row number.
+    var rows: [Int: Row] = [:]
+    let planner: RenderPlanner?
+    /// Rows whose splice failed midway (`auto`): rendered again in full after the others.
+    var retryInFull: Set<Int> = []
+
+    /// Decides every row of `rows`. Throws `RenderError` for `--render smart` where a row cannot be
+    /// smart-rendered; `notice` hears each distinct `auto` decision once, with how many rows it covers.
+    /// `.m3u8` rows follow `segmentSharing` (nil: every segment re-encoded) rather than a splice.
+    init(mode: RenderMode, rows: [BatchRow], config: WatermarkConfig, source: VideoSource, settings: EncodeSettings,
+         images: ImageCache, segmentSharing: SegmentSharing? = nil, notice: (String) -> Void) throws {
+        let planner = mode == .full ? nil : RenderPlanner(mode: mode, source: source, settings: settings)
+        self.planner = planner
+        var representatives: [[Bool]: Compositor] = [:]
+        var notices: [(line: String, rows: Int)] = []
+        for row in rows {
+            let kept = config.layers.map { !$0.isExcluded(by: row.variables) }
+            guard kept.contains(true) else {
+                // A clean row is a packet copy, unless the options ask for what a copy cannot keep.
+                self.rows[row.number] = settings.copyCannotHonour ? .full(.full) : .copy
+                continue
+            }
+            if (try? OutputKind(path: row.output)) == .hlsPresentation {
+                guard let segmentSharing else {
+                    self.rows[row.number] = .full(.full)
+                    continue
+                }
+                let compositor = try representatives[kept]
+                    ?? Compositor.forJob(config: config, variables: row.variables, images: images, warn: { _ in })
+                representatives[kept] = compositor
+                self.rows[row.number] = .segmentwise(segmentSharing.outcome(markedBy: compositor))
+                continue
+            }
+            guard let planner else {
+                self.rows[row.number] = .full(.full)
+                continue
+            }
+            let compositor = try representatives[kept]
+                ?? Compositor.forJob(config: config, variables: row.variables, images: images, warn: { _ in })
+            representatives[kept] = compositor
+            let (job, outcome) = try planner.decide(target: row.output, compositor: compositor)
+            self.rows[row.number] = job.map { .spliced($0, outcome) } ?? .full(outcome)
+            if let line = outcome.notice {
+                if let n = notices.firstIndex(where: { $0.line == line }) { notices[n].rows += 1 } else { notices.append((line, 1)) }
+            }
+        }
+        for (line, count) in notices {
+            notice(count == rows.count ? line : "\(line) — \(count) of \(rows.count) rows")
+        }
+    }
+
+    /// What a group's decoder must decode: only the GOPs its spliced rows re-encode, unless a row of
+    /// the group renders in full (then everything); nil decodes everything.
+    func decodeSelection(for group: [BatchRow]) -> VideoSource.DecodeSelection? {
+        guard let planner, case .success(let index)? = try? planner.index() else { return nil }
+        let kinds = group.map { rows[$0.number] ?? .full(.full) }
+        return RenderPlanner.decodeSelection(index: index, for: kinds.compactMap(\.job), anyFullRender: kinds.contains { $0.decodesEverything })
+    }
+}

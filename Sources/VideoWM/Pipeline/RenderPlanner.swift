@@ -1,0 +1,172 @@
+import Animation
+import Foundation
+import Overlay
+
+/// What became of a job's video (`--render`): rendered in full, or smart-rendered with this
+/// share re-encoded.
+public struct RenderOutcome: Sendable, Equatable {
+    /// Smart rendering was used.
+    public var isSmart: Bool
+    /// The line `auto` prints: which rendering and why (nil for an explicit mode followed as asked).
+    public var notice: String?
+    /// Seconds of the video re-encoded and in all (smart rendering only).
+    public var reencodedSeconds: Double?
+    public var totalSeconds: Double?
+
+    /// 0…1: the share of the video's duration re-encoded; 1 for a full render.
+    public var reencodedShare: Double {
+        guard isSmart, let reencodedSeconds, let totalSeconds, totalSeconds > 0 else { return isSmart ? 0 : 1 }
+        return reencodedSeconds / totalSeconds
+    }
+
+    /// "re-encoded 12.0 s of 60.0 s (20%)", for smart rendering.
+    public var summary: String? {
+        guard isSmart, let reencodedSeconds, let totalSeconds else { return nil }
+        return reencodedSummary(reencodedSeconds: reencodedSeconds, totalSeconds: totalSeconds)
+    }
+
+    public static let full = RenderOutcome(isSmart: false)
+}
+
+/// Decides, per output, whether a job's video is smart-rendered (`--render`), and plans the spans.
+///
+/// The checks that need no reading come first (codec, container, pixel format, size, interlacing);
+/// then one demux pass indexes the video's packets, shared by every output of the job; each
+/// output's spans come from its compositor's visibility, evaluated at every picture's time.
+/// Outputs whose layers show at the same times share one plan.
+final class RenderPlanner {
+    let mode: RenderMode
+    private let source: VideoSource
+    private let settings: EncodeSettings
+    private var indexResult: Result<VideoPacketIndex, VideoPacketIndex.Refusal>?
+    private var pictureTimes: [PresentationTime] = []
+    private var plans: [(compositor: Compositor, result: Result<SmartPlan, SmartPlanRefusal>)] = []
+
+    init(mode: RenderMode, source: VideoSource, settings: EncodeSettings) {
+        self.mode = mode
+        self.source = source
+        self.settings = settings
+    }
+
+    /// The codec smart rendering splices for this input, nil when it does not.
+    var codec: SpliceCodec? {
+        switch source.stream.codec {
+        case .h264: .h264
+        case .hevc: .hevc
+        case .vp9: .vp9
+        default: nil
+        }
+    }
+
+    /// How the output `target`, marked by `compositor`, is rendered: a splice job, or nil for a
+    /// full render; with the outcome to report. Throws `RenderError` for `--render smart` where
+    /// it is impossible.
+    func decide(target: String, compositor: Compositor) throws -> (job: SpliceJob?, outcome: RenderOutcome) {
+        guard mode != .full else { return (nil, .full) }
+        // A stream whose parameters say no pixel format (a file cut off after its header) has no
+        // decision to report under auto: the full render then fails with the one line that says so.
+        if mode == .auto && source.video.pixelFormat.knownName == nil { return (nil, .full) }
+        var obstacle = staticObstacle(target: target)
+        if obstacle == nil, case .failure(let refusal) = try index() { obstacle = refusal.description }
+        let decision = try RenderDecision.decide(mode, obstacle: obstacle, file: source.path) { plan(for: compositor) }
+        guard let plan = decision.plan, let codec, case .success(let index) = try index() else {
+            return (nil, RenderOutcome(isSmart: false, notice: decision.notice))
+        }
+        let outcome = RenderOutcome(isSmart: true, notice: decision.notice, reencodedSeconds: index.timeBase.seconds(plan.reencodedDuration),
+                                    totalSeconds: index.timeBase.seconds(plan.totalDuration))
+        return (SpliceJob(index: index, codec: codec, plan: plan), outcome)
+    }
+
+    /// Why smart rendering cannot apply to `target`, from what is known without reading the input.
+    func staticObstacle(target: String) -> String? {
+        let codecName = source.stream.codec.name
+        guard let codec else { return "the input's video is \(codecName); smart rendering splices H.264, HEVC and VP9" }
+        if let asked = settings.codec, asked.rawValue != codec.rawValue {
+            return "--codec \(asked.rawValue) asks for another codec than the input's \(codecName)"
+        }
+        // Copied GOPs keep the input's size, keyframes, rate and profile: options that change them need every frame.
+        if settings.scale != nil { return "a size option asks for another picture size than the input's" }
+        let controls = settings.controls
+        let asked = [(controls.gop != nil, "--gop"), (controls.maxRate != nil, "--maxrate"), (controls.bufferSize != nil, "--bufsize"),
+                     (controls.profile != nil, "--profile"), (controls.level != nil, "--level"), (controls.tune != nil, "--tune")]
+            .filter(\.0).map(\.1)
+        if let first = asked.first {
+            return "\(first) asks for what the copied GOPs, the input's own, cannot change"
+        }
+        let extensionName = (target as NSString).pathExtension.lowercased()
+        guard let container = Muxer.formatName(forTarget: target), Self.splicingFormats.contains(container) else {
+            return "smart rendering writes MP4, MOV, MKV, WebM or MPEG-TS files, not .\(extensionName)"
+        }
+        guard Muxer.format(forTarget: target, accepts: source.stream.codec) else {
+            return "a .\(extensionName) file cannot hold \(codecName) video"
+        }
+        if source.stream.isInterlaced { return "the video is interlaced" }
+        let format = source.video.pixelFormat
+        let encoderName = EncodeSettings.VideoCodec(rawValue: codec.rawValue)!.encoderName
+        let supported = (try? Encoder.supportedPixelFormats(ofEncoderNamed: encoderName)) ?? []
+        guard let layout = format.planarLayout, supported.isEmpty || supported.contains(format) else {
+            return "\(encoderName) cannot encode the input's pixel format \(format)"
+        }
+        let size = layout.encodableSize(width: source.width, height: source.height)
+        if size.width != source.width || size.height != source.height {
+            return "the picture's size \(source.width)×\(source.height) does not fit whole \(format) chroma samples"
+        }
+        return nil
+    }
+
+    /// Containers (FFmpeg's muxer names) whose splices were checked (docs/smart-rendering.md).
+    static let splicingFormats: Set<String> = ["mp4", "mov", "matroska", "webm", "mpegts"]
+
+    /// The packet index, read once.
+    func index() throws -> Result<VideoPacketIndex, VideoPacketIndex.Refusal> {
+        if let indexResult { return indexResult }
+        guard let codec else { preconditionFailure("index() for a codec smart rendering does not splice") }
+        let result: Result<VideoPacketIndex, VideoPacketIndex.Refusal>
+        do {
+            result = .success(try VideoPacketIndex.read(path: source.path, streamIndex: source.videoIndex, codec: codec,
+                                                           reorderDelay: source.stream.reorderDelay))
+        } catch let refusal as VideoPacketIndex.Refusal {
+            result = .failure(refusal)
+        }
+        if case .success(let index) = result {
+            let tb = index.timeBase
+            pictureTimes = index.packets.map {
+                FrameClock.time(ofTimestamp: $0.pts, firstTimestamp: index.firstPresentationTimestamp,
+                                timeBaseNumerator: Int64(tb.numerator), timeBaseDenominator: Int64(tb.denominator))
+            }
+        }
+        indexResult = result
+        return result
+    }
+
+    /// The spans for `compositor`'s marks, shared with an earlier output whose layers show at the same times.
+    private func plan(for compositor: Compositor) -> Result<SmartPlan, SmartPlanRefusal> {
+        if let known = plans.first(where: { $0.compositor.showsAtSameTimes(as: compositor) }) { return known.result }
+        guard let codec, case .success(let index)? = indexResult else { preconditionFailure("planning before indexing") }
+        let times = pictureTimes
+        let result: Result<SmartPlan, SmartPlanRefusal>
+        do {
+            result = .success(try SmartPlan.make(packets: index.packets, codec: codec) { compositor.drawsAnything(at: times[$0]) })
+        } catch {
+            result = .failure(error)
+        }
+        plans.append((compositor, result))
+        return result
+    }
+
+    /// What a decoder must do for these outputs' splices: decode every packet some span needs, keep
+    /// every picture some span replaces; nil (decode everything) when some output renders in full.
+    /// An output that copies the video needs nothing decoded.
+    static func decodeSelection(index: VideoPacketIndex, for spliced: [SpliceJob], anyFullRender: Bool) -> VideoSource.DecodeSelection? {
+        guard !anyFullRender else { return nil }
+        var decodes = [Bool](repeating: false, count: index.packets.count)
+        var keeps = Set<Int64>()
+        for job in spliced {
+            for span in job.plan.spans {
+                for packet in span.decodedPackets { decodes[packet] = true }
+                for packet in span.replacedPackets { keeps.insert(index.packets[packet].pts) }
+            }
+        }
+        return VideoSource.DecodeSelection(decodes: decodes, keeps: keeps, firstPresentationTimestamp: index.firstPresentationTimestamp)
+    }
+}

@@ -1,0 +1,189 @@
+import Animation
+import Overlay
+
+/// What smart rendering needs for one output: the input's packet index (shared by every output
+/// of a job) and the spans this output re-encodes.
+struct SpliceJob {
+    let index: VideoPacketIndex
+    let codec: SpliceCodec
+    let plan: SmartPlan
+}
+
+/// A smart-rendered output's video: the pictures of each span marked and encoded again by an
+/// encoder of the input's codec and constraints, every other packet copied, all of it put in
+/// order by a `SpliceSink` (docs/smart-rendering.md, sections 4–6).
+///
+/// Each span gets its own encoder, opened at its first picture and drained at its last: none of
+/// FFmpeg's H.264/HEVC/VP9 encoders here can be flushed and used again, and one encoder kept
+/// across spans would hold a span's last pictures until the next span begins, so the copied
+/// packets between them (and the audio the muxer interleaves with them) would wait in memory.
+final class SplicedVideo {
+    private let job: SpliceJob
+    private let stream: InputStream
+    private let video: VideoStreamDescription
+    private let marker: FrameMarker
+    private let sink: SpliceSink
+    private let settings: EncodeSettings
+    private let target: String
+    /// The span each replaced picture belongs to, and the input's duration of that picture.
+    private var spanOfPicture: [Int64: Int] = [:]
+    private var durationOfPicture: [Int64: Int64] = [:]
+    private var open: (span: Int, encoder: Encoder, received: Set<Int64>)?
+    /// Spans fully encoded and written.
+    private var completedSpans = 0
+    /// The encoder opened for the stream header (its parameter sets), kept for the first span.
+    private var headerEncoder: Encoder?
+    /// For H.264: the SPS/PPS id the encoder writes, one the input does not use.
+    private let parameterSetID: Int
+    private let scratchFrame: Frame
+    private let scratchPacket: Packet
+    private(set) var picturesEncoded = 0
+
+    init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, muxer: Muxer, target: String,
+         warn: @escaping WarningHandler) throws {
+        self.job = job
+        let stream = source.stream, video = source.video
+        self.stream = stream
+        self.video = video
+        self.settings = settings
+        self.target = target
+        parameterSetID = (0...31).first { !job.index.usedH264ParameterSetIDs.contains($0) } ?? 31
+        scratchFrame = try Frame()
+        scratchPacket = try Packet()
+        for (n, span) in job.plan.spans.enumerated() {
+            for packet in span.replacedPackets {
+                let pts = job.index.packets[packet].pts
+                spanOfPicture[pts] = n
+                durationOfPicture[pts] = job.index.packets[packet].duration
+            }
+        }
+        var encoderHeader: [UInt8] = []
+        if !job.plan.spans.isEmpty {
+            let encoder = try Self.encoder(for: 0, job: job, video: video, stream: stream, settings: settings, parameterSetID: parameterSetID, file: target)
+            encoderHeader = encoder.extradata
+            headerEncoder = encoder
+        }
+        headerEncoderHeader = encoderHeader
+        let bitstream: SpliceBitstream
+        do {
+            bitstream = try SpliceBitstream(codec: job.codec, inputFraming: job.index.framing, inputExtradata: stream.extradata,
+                                            inputParameterSets: job.index.parameterSets, encoderHeader: encoderHeader,
+                                            annexBOutput: muxer.formatName == "mpegts")
+        } catch {
+            throw SpliceSink.Failure(reason: "\(error)")
+        }
+        let output = try muxer.addSplicedVideoStream(copying: stream, extradata: bitstream.extradata,
+                                                     tag: bitstream.sampleEntryTag(mp4: muxer.isMP4Family))
+        sink = SpliceSink(destination: output, timeBase: stream.timeBase, plan: job.plan, decodeTimestamps: job.index.decodeTimestamps,
+                          bitstream: bitstream, file: target)
+        try LayerError.rethrowing {
+            try compositor.prepare(storedWidth: video.width, storedHeight: video.height, rotation: video.rotation, pixelAspect: video.pixelAspect)
+        }
+        marker = FrameMarker(compositor: compositor, targetFormat: video.pixelFormat, rotation: video.rotation, pixelAspect: video.pixelAspect,
+                             file: source.path, pictureWidth: video.width, pictureHeight: video.height, warn: warn)
+    }
+
+    /// The encoder parameter sets the sample entry lists; every span's encoder must write the same.
+    private let headerEncoderHeader: [UInt8]
+
+    /// An opened encoder for span `span`: the input's codec, profile, level, pixel format, size,
+    /// colour and reorder depth, at the rate of the packets it replaces (unless `--crf`/`--bitrate`).
+    private static func encoder(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
+                                parameterSetID: Int, file: String) throws -> Encoder {
+        let codec: SpliceEncoderSettings.Codec = switch job.codec {
+        case .h264: .h264
+        case .hevc: .hevc
+        case .vp9: .vp9
+        }
+        let input = SpliceEncoderSettings.Input(codec: codec, profileName: stream.profileName, level: stream.level,
+                                                reorderDelay: stream.reorderDelay, gopFrames: job.index.longestGOP,
+                                                matchedBitRate: job.index.bitRate(of: job.plan.spans[span].replacedPackets))
+        let splice = SpliceEncoderSettings(input: input, crf: settings.crf, bitRate: settings.bitRate, preset: settings.preset,
+                                           spsID: parameterSetID)
+        let configuration = VideoEncoderConfiguration(
+            encoderName: splice.encoderName, pixelFormat: video.pixelFormat, width: video.width, height: video.height,
+            sampleAspect: video.codecSampleAspect, timeBase: stream.timeBase, frameRate: video.frameRate,
+            // The input's own tags, unspecified ones included: the spliced pictures must say what the copied ones say.
+            color: video.color, threads: settings.threads, bitRate: splice.bitRate, maxRate: splice.maxRate, bufferSize: splice.bufferSize,
+            // Parameter sets are placed by SpliceBitstream, never repeated by the encoder.
+            globalHeader: true, options: splice.options)
+        return try Encoder(configuration, file: file)
+    }
+
+    /// Whether input video packet `index` is re-encoded rather than copied.
+    func replaces(_ index: Int) -> Bool { sink.isReplaced(index) }
+
+    /// Copies input video packet `index` unless a span replaces it.
+    func passThrough(_ packet: Packet, index: Int) throws {
+        try sink.copy(packet, index: index)
+    }
+
+    /// Marks and encodes a decoded picture when a span replaces it; other pictures (references
+    /// decoded for a span's leading pictures, or another output's spans) are not this output's.
+    func consume(_ timed: VideoSource.TimedFrame, exclusive: Bool) throws {
+        guard let span = spanOfPicture[timed.pts] else { return }
+        if open == nil {
+            guard span == completedSpans else {
+                throw SpliceSink.Failure(reason: "the pictures of span \(span + 1) came before span \(completedSpans + 1) was complete")
+            }
+            let encoder = try headerEncoder ?? Self.encoder(for: span, job: job, video: video, stream: stream, settings: settings,
+                                                            parameterSetID: parameterSetID, file: target)
+            headerEncoder = nil
+            if job.codec == .h264 && encoder.extradata != headerEncoderHeader {
+                throw SpliceSink.Failure(reason: "the encoder's parameter sets for span \(span + 1) differ from the first span's")
+            }
+            open = (span, encoder, [])
+        }
+        guard var current = open, current.span == span, !current.received.contains(timed.pts) else {
+            throw SpliceSink.Failure(reason: "a picture at \(timed.pts) arrived outside its span's order")
+        }
+        var frame = timed.frame
+        if !exclusive {
+            try scratchFrame.reference(timed.frame, file: target)
+            frame = scratchFrame
+        }
+        defer { if !exclusive { scratchFrame.unref() } }
+        let marked = try marker.mark(frame, at: timed.time)
+        marked.presentationTimestamp = timed.pts
+        marked.clearPictureType()
+        // A span starts with an IDR (a fresh encoder's first picture is one anyway).
+        if current.received.isEmpty { marked.requestKeyframe() }
+        try current.encoder.send(marked)
+        current.received.insert(timed.pts)
+        open = current
+        picturesEncoded += 1
+        try writeEncodedPackets(of: current.encoder)
+        if current.received.count == job.plan.spans[span].replacedPackets.count {
+            try current.encoder.send(nil)
+            try writeEncodedPackets(of: current.encoder)
+            try sink.endSpan()
+            open = nil
+            completedSpans += 1
+        }
+    }
+
+    /// Hands the encoder's ready packets to the sink, each with the input's duration for its picture.
+    private func writeEncodedPackets(of encoder: Encoder) throws {
+        while try encoder.receive(into: scratchPacket) == .produced {
+            defer { scratchPacket.unref() }
+            if encoder.timeBase != stream.timeBase { scratchPacket.rescale(from: encoder.timeBase, to: stream.timeBase) }
+            if let pts = scratchPacket.presentationTimestamp, let duration = durationOfPicture[pts] { scratchPacket.duration = duration }
+            try sink.writeEncoded(scratchPacket)
+        }
+    }
+
+    /// The decoder finished a run of packets ending before input packet `end`: every span whose
+    /// packets all lie before it must have had all its pictures.
+    func decodeRunEnded(before end: Int) throws {
+        for span in completedSpans..<job.plan.spans.count where job.plan.spans[span].decodedPackets.upperBound <= end {
+            let received = open?.span == span ? open!.received.count : 0
+            throw SpliceSink.Failure(reason: "span \(span + 1) decoded to \(received) of its \(job.plan.spans[span].replacedPackets.count) pictures")
+        }
+    }
+
+    /// Checks that every span was written in full.
+    func finish() throws {
+        guard open == nil else { throw SpliceSink.Failure(reason: "span \(open!.span + 1) was cut short") }
+        try sink.finish()
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import LeakTrace
+import VideoWM
+
+/// `videowm trace LEAK --original INPUT -c CONFIG --vars FILE.csv [--var KEY=VALUE]... [--top N] [--json]`
+struct TraceCommand: ToolCommand {
+    static let name = "trace"
+    static let defaultTop = 5
+    var leak = ""
+    var original: String?
+    var csvPath: String?
+    var top = defaultTop
+    var json = false
+    var verbosity = Console.Verbosity.normal
+    var marks = MarkOptions()
+
+    static var optionGroups: [OptionGroup<Self>] {
+        [OptionGroup("Options", [
+            .text("--original", placeholder: "INPUT", help: "the unmarked video the copies were made from", example: "lecture.mp4") {
+                $0.original = $1
+            },
+            .text("--vars", placeholder: "FILE.csv", help: "the rows the copies were made for (as given to batch)", example: "rows.csv") {
+                $0.csvPath = $1
+            },
+            .integer("--top", range: 1...1_000_000, help: "how many rows to list, best first (default \(defaultTop))") { $0.top = $1 },
+            .flag("--json", help: "the result as one JSON object (sorted keys), for programs") { $0.json = true },
+            .flag("-q", "--quiet", help: "no warnings") { $0.verbosity = .quiet },
+            .flag("-v", "--verbose", help: "more detail, including FFmpeg's own warnings") { $0.verbosity = .verbose },
+        ]),
+         MarkOptions.options.helping("--var", "a value every row shares (not a CSV column), as given to batch").lifted(\.marks)]
+    }
+
+    static var files: FileArguments<Self> { .exactly(1, described: "one LEAK video") { $0.leak = $1[0] } }
+
+    static let help = CommandHelp(
+        usage: "videowm trace LEAK --original INPUT -c CONFIG --vars FILE.csv [--var KEY=VALUE]... [--top N] [--json]",
+        discussion: """
+        Names the row whose copy LEAK was made from, by where its marks were rather than
+        what they said, so it works when the leak is re-encoded, scaled, cropped, trimmed,
+        re-timed and the text blurred away. Give the original video, the config and the CSV
+        the copies were made with ('videowm batch'). The leak is aligned with the original in
+        time and picture, the places where it differs from the original are found slot by
+        slot, and every row is scored by how well its own mark path explains them. A layer
+        can be traced when its position depends on the row: a "random" animation on text
+        with a {column} placeholder (its seed is the rendered text).
+
+        Prints the rows best first with their score (minus the base-10 logarithm of the
+        chance that a row which did not leak explains the leak this well) and their
+        false-match probability (the chance that any of the rows, none of them the source,
+        would score this well). A row is identified when its false-match probability is at
+        most 0.001.
+        """,
+        epilogue: """
+        Exit status: 0 when a row is identified; 1 when none is (an unmarked copy, too few
+        slots, or a leak that matches no part of INPUT); 64 for a config that gives every row
+        the same path, or another usage or config error; 65 unreadable video; 66 a missing file.
+        """)
+
+    mutating func validate() throws {
+        _ = try marks.requireConfig(command: Self.name)
+        guard original != nil else { throw UsageError("--original INPUT is required", command: Self.name) }
+        guard csvPath != nil else { throw UsageError("--vars FILE.csv is required", command: Self.name) }
+    }
+
+    func run(console: Console) throws {
+        console.verbosity = verbosity
+        VideoWMLibrary.configureLogging(verbose: verbosity == .verbose)
+        let request = LeakTraceRequest(leak: leak, original: original!, configPath: try marks.requireConfig(command: Self.name),
+                                       csvPath: csvPath!, variables: marks.variables)
+        let report = try LeakTracing.trace(request, warn: console.warningHandler)
+        if json {
+            print(try TraceOutput.json(report, request: request, top: top))
+        } else {
+            print(TraceOutput.text(report, request: request, top: top), terminator: "")
+        }
+        if let problem = report.problem, !json { console.info(problem) }
+        if report.identified.isEmpty { throw CommandFailures(exitsAs: NobodyIdentified()) }
+    }
+}
+
+/// A trace that identified nobody: exit 1, with the report already printed.
+struct NobodyIdentified: Error {}
