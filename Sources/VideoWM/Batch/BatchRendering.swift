@@ -56,24 +56,24 @@ final class BatchRendering {
                 self.rows[row.number] = settings.copyCannotHonour ? .full(.full) : .copy
                 continue
             }
-            if (try? OutputKind(path: row.output)) == .hlsPresentation {
-                guard let segmentSharing else {
-                    self.rows[row.number] = .full(.full)
-                    continue
-                }
-                let compositor = try representatives[kept]
-                    ?? Compositor.forJob(config: config, variables: row.variables, images: images, warn: { _ in })
-                representatives[kept] = compositor
-                self.rows[row.number] = .segmentwise(segmentSharing.outcome(markedBy: compositor))
-                continue
-            }
-            guard let planner else {
+            // A playlist row shares segments (or, without sharing, re-encodes them all); a file row is planned.
+            let isPresentation = (try? OutputKind(path: row.output)) == .hlsPresentation
+            let sharing = isPresentation ? segmentSharing : nil
+            guard sharing != nil || (!isPresentation && planner != nil) else {
                 self.rows[row.number] = .full(.full)
                 continue
             }
             let compositor = try representatives[kept]
                 ?? Compositor.forJob(config: config, variables: row.variables, images: images, warn: { _ in })
             representatives[kept] = compositor
+            if let sharing {
+                self.rows[row.number] = .segmentwise(sharing.outcome(markedBy: compositor))
+                continue
+            }
+            guard let planner else {
+                self.rows[row.number] = .full(.full)
+                continue
+            }
             let (job, outcome) = try planner.decide(target: row.output, compositor: compositor)
             self.rows[row.number] = job.map { .spliced($0, outcome) } ?? .full(outcome)
             if let line = outcome.notice {
