@@ -184,4 +184,44 @@ struct HLSBatchTests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: h.path("segments"))).isSubset(of: listed))
         #expect(try h.videoFrameCount(h.path("hls/dave/index.m3u8")) == 1800)
     }
+
+    @Test("two shards running at once into one shared folder: every playlist complete, each shared segment stored once, the same files as one run makes")
+    func concurrentShardsShareOneFolder() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try Self.lecture(h)
+        let config = try h.write("c.json", Self.config)
+        let csv = try Self.csv(h)
+        try FileManager.default.createDirectory(atPath: h.path("hls"), withIntermediateDirectories: true)
+        func arguments(_ shard: String, into folder: String) -> [String] {
+            ["batch", input, "-c", config, "--vars", csv, "--output", h.path("\(folder)/{id}.m3u8"), "--segment", "6",
+             "--shared-segments", h.path("\(folder)/shared"), "--shard", shard, "-q"]
+        }
+        let shards = ["0/2", "1/2"].map { shard -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
+            process.arguments = arguments(shard, into: "hls")
+            process.currentDirectoryURL = h.directory
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for process in shards { try process.run() }
+        for process in shards { process.waitUntilExit() }
+        #expect(shards.allSatisfy { $0.terminationReason == .exit && $0.terminationStatus == 0 })
+
+        try FileManager.default.createDirectory(atPath: h.path("one"), withIntermediateDirectories: true)
+        let single = try h.videowm(arguments: Array(arguments("0/1", into: "one")))
+        #expect(single.status == 0, "\(single.stderr)")
+
+        for student in Self.students {
+            let files = try Self.files(of: h.path("hls/\(student).m3u8"))
+            #expect(files == (try Self.files(of: h.path("one/\(student).m3u8"))), "\(student): the shards listed other files than one run")
+            for file in files {
+                #expect(FileManager.default.fileExists(atPath: h.path("hls/" + file)), "\(student): \(file) is listed but missing")
+            }
+        }
+        let shared = try FileManager.default.contentsOfDirectory(atPath: h.path("hls/shared")).sorted()
+        #expect(shared == (try FileManager.default.contentsOfDirectory(atPath: h.path("one/shared")).sorted()))
+        #expect(shared.count == 9 && !shared.contains { $0.contains("videowm-partial") }, "\(shared)")
+    }
 }
