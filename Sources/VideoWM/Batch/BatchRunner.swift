@@ -231,6 +231,8 @@ public struct BatchRunner {
             }
             return
         }
+        // Said once a batch, by the first group (every group reads the same input).
+        if probed != nil, let notice = source.timestampJumpNotice { warn(notice) }
         if source.damagedPackets > 0 {
             warn("\(input): \(source.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs of rows \(outputs.map { String($0.row.number) }.joined(separator: ", ")) are complete but may show glitches there")
         }

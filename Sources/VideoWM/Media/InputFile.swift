@@ -45,6 +45,13 @@ final class InputFile {
         self.context = context
         // From here a failure closes the file in deinit.
         try check(avformat_find_stream_info(context, nil), MediaError.call("reading stream information", file: name))
+        if context.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 {
+            // FFmpeg unwraps an MPEG-TS clock that wraps (33 bits, every 26.5 hours) soon after
+            // the start by making the times before the wrap negative; an MP4's edit list would
+            // then hide those frames, so such a file is moved to start at zero.
+            let start = context.pointee.start_time
+            continuity = TimestampContinuity(offset: start != vwm_nopts_value() && start < 0 ? -start : 0)
+        }
     }
 
     /// Demuxes bytes in memory with the demuxer named `formatName` ("mp4"); `name` is what
@@ -67,6 +74,26 @@ final class InputFile {
 
     /// The reader of an in-memory input, kept as long as the demuxer uses it.
     private var memoryIO: MemoryIO?
+
+    /// Set for formats whose timestamps may jump (MPEG-TS…): every packet read is corrected so
+    /// the times follow on, the same way for every reader of the file (the transcode, the
+    /// packet index smart rendering builds, the frame locator).
+    private var continuity: TimestampContinuity?
+
+    /// Where the timestamps read so far jumped and were shifted to follow on: the time of the
+    /// first packet after the jump (seconds from the file's start) and the shift (seconds).
+    var timestampJumps: [(atSeconds: Double, shiftSeconds: Double)] {
+        guard let continuity else { return [] }
+        let start = (context.pointee.start_time == vwm_nopts_value() ? 0 : context.pointee.start_time) + continuity.initialOffset
+        return continuity.jumps.map { (Double($0.at - start) / 1e6, Double($0.shift) / 1e6) }
+    }
+
+    /// Some timestamp read so far jumped.
+    var hasTimestampJumps: Bool { continuity?.jumps.isEmpty == false }
+
+    /// The file's format allows timestamp jumps, which reading corrects (seeking by time cannot
+    /// be trusted in a file that has some).
+    var correctsTimestampJumps: Bool { continuity != nil }
 
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
@@ -106,16 +133,54 @@ final class InputFile {
 
     /// Reads the next packet; false at the end of the file.
     func read(into packet: Packet) throws -> Bool {
+        if !readAhead.isEmpty {
+            packet.take(readAhead.removeFirst())
+            return true
+        }
+        guard try readFromFile(into: packet) else { return false }
+        guard var continuity else { return true }
+        defer { self.continuity = continuity }
+        // A jump reads ahead (a bounded number of packets) to see where every stream starts again.
+        var bytesAhead = 0
+        let corrected = try continuity.corrections(first: packet, stamp: stamp) { () throws -> Packet? in
+            guard bytesAhead < Self.readAheadBytes else { return nil }
+            let next = try Packet()
+            guard try readFromFile(into: next) else { return nil }
+            bytesAhead += next.bytes.count
+            return next
+        }
+        for (read, ticks) in corrected where ticks != 0 { read.shift(by: ticks) }
+        readAhead = corrected.dropFirst().map(\.0)
+        return true
+    }
+
+    /// Packets read ahead past a timestamp jump, already corrected, handed out before reading on.
+    private var readAhead: [Packet] = []
+    private static let readAheadBytes = 64 << 20
+
+    private func readFromFile(into packet: Packet) throws -> Bool {
         let code = av_read_frame(context, packet.pointer)
         if code == AVErrorCode.endOfFile { return false }
         try check(code, MediaError.call("reading", file: name))
         return true
     }
 
+    private func stamp(_ packet: Packet) -> TimestampContinuity.Stamp {
+        let index = packet.streamIndex
+        guard index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index] else {
+            return .init(stream: index, timeBase: Rational(0, 1), decodeTimestamp: nil, duration: 0, isChecked: false)
+        }
+        let type = stream.pointee.codecpar.pointee.codec_type
+        return .init(stream: index, timeBase: Rational(stream.pointee.time_base), decodeTimestamp: packet.decodeTimestamp,
+                     duration: packet.duration, isChecked: type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO)
+    }
+
     /// Seeks so that reading `stream` starts at the keyframe at or before `timestamp` (in the
     /// stream's time base). False when the file cannot seek there.
     func seek(_ stream: InputStream, toKeyframeBefore timestamp: Int64) -> Bool {
-        avformat_seek_file(context, Int32(stream.index), Int64.min, timestamp, timestamp, 0) >= 0
+        continuity?.forgetPositions()
+        readAhead = []
+        return avformat_seek_file(context, Int32(stream.index), Int64.min, timestamp, timestamp, 0) >= 0
     }
 
     /// Duration in seconds, when the container knows it.

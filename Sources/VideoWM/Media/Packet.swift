@@ -16,6 +16,12 @@ final class Packet {
 
     func unref() { av_packet_unref(pointer) }
 
+    /// Moves `other`'s data and properties into this packet, leaving `other` empty.
+    func take(_ other: Packet) {
+        av_packet_unref(pointer)
+        av_packet_move_ref(pointer, other.pointer)
+    }
+
     /// Makes this packet another reference to `other`'s data and properties.
     func reference(_ other: Packet, file: String) throws {
         unref()

@@ -113,6 +113,7 @@ public struct Transcoder {
             try sink.decodeRunEnded(before: end)
         })
         try sink.finish()
+        if let notice = source.timestampJumpNotice { warn(notice) }
         if source.damagedPackets > 0 {
             warn("\(input): \(source.damagedPackets) damaged packet(s) or frame(s) concealed; \(output) is complete but may show glitches there")
         }

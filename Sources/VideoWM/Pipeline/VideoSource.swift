@@ -1,4 +1,5 @@
 import Animation
+import Foundation
 import Overlay
 
 /// What to do with damaged packets in the input (`--errors`).
@@ -121,6 +122,21 @@ final class VideoSource {
         // Flush: drain the decoder so no frame at the end is lost.
         if decoding || selection == nil { try drain(into: frame, keeps: keeps, onFrame: onFrame) }
         try onDecodeRunEnd(videoPacket)
+    }
+
+    /// The one notice a job gives when the input's timestamps jumped (MPEG-TS segments joined,
+    /// a restarted encoder) and were shifted to follow on; nil when they did not.
+    var timestampJumpNotice: String? {
+        let jumps = input.timestampJumps
+        guard let first = jumps.first else { return nil }
+        func seconds(_ value: Double) -> String {
+            (value < 0 ? "\u{2212}" : "+") + String(format: "%.3f", abs(value)) + " s"
+        }
+        let at = String(format: "%.3f", first.atSeconds)
+        if jumps.count == 1 {
+            return "\(path): timestamps jump at \(at) s; later times shifted by \(seconds(first.shiftSeconds)) so every frame follows on"
+        }
+        return "\(jumps)\(path): timestamps jump \(jumps.count) times (first at \(at) s, shifted by \(seconds(first.shiftSeconds))); each later stretch shifted so every frame follows on"
     }
 
     /// Sends the end of a run of packets and hands on every frame still inside the decoder,

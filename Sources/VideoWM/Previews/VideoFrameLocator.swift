@@ -13,8 +13,9 @@ import Overlay
 /// Seeking is only trusted when it can be checked: the first frame out of the decoder must
 /// be a keyframe with a timestamp no later than the wanted one. A seek that lands late (an
 /// index keyed by decode time, a B-frame keyframe) is retried from just before that
-/// keyframe; a file without timestamps, one that cannot seek, or one whose seeks keep
-/// missing is decoded from the start instead, exactly as `transcode` reads it.
+/// keyframe; a file without timestamps, one that cannot seek, one whose timestamps jump, or
+/// one whose seeks keep missing is decoded from the start instead, exactly as `transcode`
+/// reads it.
 final class VideoFrameLocator {
     /// A decoded frame (owned by the caller) and the time it is shown.
     struct Located {
@@ -27,12 +28,13 @@ final class VideoFrameLocator {
     let path: String
     let rotation: DisplayRotation
     /// Seconds the video stream lasts, when known.
-    let durationSeconds: Double?
+    private(set) var durationSeconds: Double?
     private var input: InputFile
     private var decoder: Decoder
     private var stream: InputStream
     private let timeBase: Rational
-    /// The first presented frame's timestamp: time zero. Nil when it has none (then no seeking).
+    /// The first presented frame's timestamp: time zero. Nil when it has none or the file's
+    /// timestamps jump (then no seeking).
     private var firstTimestamp: Int64?
     private let packet: Packet
     private var draining = false
@@ -55,6 +57,29 @@ final class VideoFrameLocator {
         let first = try Frame()
         guard try nextFrame(into: first) else { throw MediaError(file: path, detail: "no frame could be decoded") }
         firstTimestamp = Self.timestamp(of: first)
+        // Times in a file whose timestamps jump (MPEG-TS segments joined) are corrected only
+        // when it is read in order: a seek by time would land by the uncorrected ones, and the
+        // file's duration counts the jumps.
+        if input.correctsTimestampJumps, let span = try Self.spanIfTimestampsJump(in: path, stream: stream.index) {
+            firstTimestamp = nil
+            durationSeconds = timeBase.isValid ? timeBase.seconds(span) : nil
+        }
+    }
+
+    /// Reads the file's packets (without decoding); when its timestamps jump, how long the
+    /// video stream lasts with the jumps taken out (in its time base).
+    private static func spanIfTimestampsJump(in path: String, stream: Int) throws -> Int64? {
+        let input = try InputFile(path: path)
+        let packet = try Packet()
+        var first = Int64.max, end = Int64.min
+        while try input.read(into: packet) {
+            defer { packet.unref() }
+            try Interruption.throwIfRequested()
+            guard packet.streamIndex == stream, let pts = packet.presentationTimestamp else { continue }
+            first = min(first, pts)
+            end = max(end, pts + max(packet.duration, 0))
+        }
+        return input.hasTimestampJumps && end > first ? end - first : nil
     }
 
     /// The video's timecode clock for `{timecode}` (see `InputFile.timecode(of:warn:)`).

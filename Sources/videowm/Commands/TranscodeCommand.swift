@@ -36,6 +36,8 @@ struct TranscodeCommand: ToolCommand {
         --render full every frame is, on keyframes forced every --segment seconds. .mpd is refused.
         Every frame keeps its presentation time; if the picture changes size mid-stream,
         later sizes are scaled to fit the first between black bars (with a notice).
+        Timestamps that jump in an MPEG-TS input (segments joined with cat, a clock that
+        wraps) are shifted to follow on, every stream alike, with one notice.
         A size option scales the picture (swscale's Lanczos filter) before it is marked, so
         marks are laid out and drawn at the output's size; never up unless --upscale.
         The input's container tags are kept; --set-metadata replaces title, comment or copyright.
