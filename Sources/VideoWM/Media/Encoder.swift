@@ -32,7 +32,8 @@ final class Encoder {
         c.pointee.colorspace = configuration.color.matrix
         c.pointee.color_range = configuration.color.range
         c.pointee.chroma_sample_location = configuration.color.chromaLocation
-        c.pointee.thread_count = Int32(configuration.threads)
+        c.pointee.thread_count = Int32(X264Determinism.threads(configuration.threads, encoderName: configuration.encoderName,
+                                                               maxRate: configuration.maxRate))
         c.pointee.bit_rate = Int64(configuration.bitRate ?? 0)
         if let maxRate = configuration.maxRate { c.pointee.rc_max_rate = Int64(maxRate) }
         if let bufferSize = configuration.bufferSize { c.pointee.rc_buffer_size = Int32(clamping: bufferSize) }
@@ -44,7 +45,7 @@ final class Encoder {
             c.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
             c.pointee.field_order = order
         }
-        try open(options: configuration.options)
+        try open(options: X264Determinism.options(configuration.options, encoderName: configuration.encoderName, width: configuration.width))
     }
 
     deinit {

@@ -78,7 +78,7 @@ struct EncodeOptions {
                     example: "2500k", parse: Parse.bitRate) { $0.settings.bitRate = $1 },
             .parsed("--gop", placeholder: "N|Ns", help: "a keyframe every N frames, or every N seconds of presentation time (2s, 0.5s: exact, also across scene cuts; av1 takes frames only)",
                     example: "2s", parse: keyframeInterval) { $0.settings.controls.gop = $1 },
-            .parsed("--maxrate", placeholder: "RATE", help: "peak bit rate of a capped --crf or --bitrate, e.g. 2M (h264, hevc; needs --bufsize)",
+            .parsed("--maxrate", placeholder: "RATE", help: "peak bit rate of a capped --crf or --bitrate, e.g. 2M (h264, hevc; needs --bufsize; h264 then encodes on one thread, so runs repeat exactly)",
                     example: "2M", parse: Parse.bitRate) { $0.settings.controls.maxRate = $1 },
             .parsed("--bufsize", placeholder: "RATE", help: "the decoder buffer --maxrate fills, in bits, e.g. 4M (twice the rate: about 2 s)",
                     example: "4M", parse: Parse.bitRate) { $0.settings.controls.bufferSize = $1 },
