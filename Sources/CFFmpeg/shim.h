@@ -33,4 +33,12 @@ static inline int vwm_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int vwm_averror_exit(void) { return AVERROR_EXIT; }
 // AV_NOPTS_VALUE is a cast of UINT64_C, which Swift does not import.
 static inline int64_t vwm_nopts_value(void) { return AV_NOPTS_VALUE; }
+// Points stdio's stderr (not descriptor 2) at /dev/null, for libraries that fprintf to it.
+#include <stdio.h>
+static inline void vwm_quiet_stdio_stderr(void) {
+    static int quieted;
+    if (quieted) return;
+    FILE *null = fopen("/dev/null", "we");
+    if (null) { stderr = null; quieted = 1; }
+}
 #endif

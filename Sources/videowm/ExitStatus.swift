@@ -66,6 +66,7 @@ private func exitStatus(forText problem: TextRenderingError) -> ExitStatus {
     case .textEmpty, .textTooLong, .sizeOutOfRange, .renderedTooLarge, .invalidLength: .usage
     case .fontFileMissing, .fontNotFound: .noInput
     case .fontUnreadable, .fontEngineFailed: .dataError
+    case .systemResources: .resourcesExhausted
     }
 }
 

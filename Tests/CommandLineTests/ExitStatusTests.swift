@@ -55,6 +55,9 @@ struct ExitStatusTests {
         #expect(exitStatus(for: layer(.text(.fontFileMissing(path: "/x.ttf")))) == .noInput)
         #expect(exitStatus(for: layer(.text(.fontNotFound(family: "X")))) == .noInput)
         #expect(exitStatus(for: layer(.text(.fontUnreadable(path: "/x.ttf", reason: "not a font")))) == .dataError)
+        // Fonts that could not be loaded for want of memory or descriptors are no font's fault.
+        #expect(exitStatus(for: layer(.text(.systemResources(.fileDescriptors, operation: "loading fontconfig's configuration")))) == .resourcesExhausted)
+        #expect(exitStatus(for: layer(.text(.systemResources(.memory, operation: "opening the font file /x.ttf")))) == .resourcesExhausted)
         #expect(exitStatus(for: layer(.image(InputError.missing("logo.png")))) == .noInput)
         #expect(exitStatus(for: layer(.image(MediaError(file: "logo.png", detail: "not an image")))) == .dataError)
     }

@@ -46,7 +46,7 @@ final class FontFace {
         var face: FT_Face?
         let error = FT_New_Face(library.pointer, path, FT_Long(index), &face)
         guard error == 0, let face else {
-            throw TextRenderingError.fontUnreadable(path: path, reason: freeTypeMessage(error))
+            throw FontFace.shortage(error, opening: path) ?? TextRenderingError.fontUnreadable(path: path, reason: freeTypeMessage(error))
         }
         let kind: Kind, capHeight: Int, shaper: HarfBuzzFont
         do {
@@ -56,7 +56,11 @@ final class FontFace {
             capHeight = try FontFace.validate(face, kind: kind, unitsPerEm: unitsPerEm)
         } catch let error as FreeTypeCallError {
             FT_Done_Face(face)
-            throw TextRenderingError.fontUnreadable(path: path, reason: error.message)
+            throw FontFace.shortage(error.code, opening: path) ?? TextRenderingError.fontUnreadable(path: path, reason: error.message)
+        } catch TextRenderingError.fontUnreadable(let failing, _) where failing == path && FontFace.shortage(0x01, opening: path) != nil {
+            // HarfBuzz opens and maps the file again: at the descriptor or address-space limit it cannot.
+            FT_Done_Face(face)
+            throw FontFace.shortage(0x01, opening: path)!
         } catch {
             FT_Done_Face(face)
             throw error
@@ -76,6 +80,22 @@ final class FontFace {
     }
 
     deinit { FT_Done_Face(pointer) }
+
+    /// The system's shortage behind a FreeType failure to open or read `path` (its own
+    /// out-of-memory code, or a file it could not open at the descriptor limit); nil when the
+    /// font itself is at fault.
+    static func shortage(_ error: FT_Error, opening path: String) -> TextRenderingError? {
+        // FreeType's codes (fterrdef.h): Out_Of_Memory 0x40, Cannot_Open_Resource 0x01, Cannot_Open_Stream 0x51.
+        // FreeType maps the whole file: without the address space, it says "unknown file format".
+        if error == 0x40 || !SystemShortage.addressSpaceAvailable() {
+            return .systemResources(.memory, operation: "opening the font file \(path)")
+        }
+        if error == 0x01 || error == 0x51,
+           !SystemShortage.descriptorsAvailable() {
+            return .systemResources(.fileDescriptors, operation: "opening the font file \(path)")
+        }
+        return nil
+    }
 
     /// Why `path` cannot be opened at all; nil when it is a readable file.
     private static func fileProblem(_ path: String) -> TextRenderingError? {

@@ -15,12 +15,25 @@ final class FontconfigConfiguration {
     let pointer: OpaquePointer
 
     init() throws {
+        // Fontconfig that cannot open its files (at the descriptor limit) says so on stdio's
+        // stderr and knows no fonts; a job would then blame the font. It has closed its files
+        // again when it returns: if it found no fonts and the descriptors it needs while
+        // loading (nested config files, caches) are not free, that was why.
+        let shortage = TextRenderingError.systemResources(.fileDescriptors, operation: "loading fontconfig's configuration")
         guard let config = FcInitLoadConfigAndFonts() else {
+            if !SystemShortage.descriptorsAvailable(Self.descriptorsWhileLoading) { throw shortage }
             throw TextRenderingError.fontEngineFailed(operation: "FcInitLoadConfigAndFonts",
                                                       reason: "fontconfig could not load its configuration")
         }
         pointer = config
+        if FcConfigGetFonts(config, FcSetSystem).map({ $0.pointee.nfont == 0 }) ?? true,
+           !SystemShortage.descriptorsAvailable(Self.descriptorsWhileLoading) {
+            throw shortage
+        }
     }
+
+    /// Descriptors fontconfig may hold open at once while loading (measured: 3).
+    static let descriptorsWhileLoading = 6
 
     deinit { FcConfigDestroy(pointer) }
 

@@ -21,6 +21,8 @@ public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
     case renderedTooLarge(width: Int, height: Int)
     /// FreeType or fontconfig could not start (out of memory, broken installation).
     case fontEngineFailed(operation: String, reason: String)
+    /// The process ran out of memory or file descriptors while loading fonts (`operation`).
+    case systemResources(SystemShortage, operation: String)
 
     public var description: String {
         switch self {
@@ -42,6 +44,10 @@ public enum TextRenderingError: Error, Equatable, CustomStringConvertible {
             return "text would render as a \(width)×\(height) px image, over the limit of \(TextLimits.maximumImageSide) px a side and \(TextLimits.maximumImagePixels / 1_000_000) megapixels; use a smaller size or maxWidth"
         case .fontEngineFailed(let operation, let reason):
             return "\(operation) failed: \(reason)"
+        case .systemResources(.memory, let operation):
+            return "out of memory \(operation)"
+        case .systemResources(.fileDescriptors, let operation):
+            return "too many open files \(operation) (see ulimit -n)"
         }
     }
 }

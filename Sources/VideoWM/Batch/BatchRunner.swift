@@ -117,6 +117,11 @@ public struct BatchRunner {
         let rendering = try BatchRendering(mode: render, rows: pending, config: config, source: probedSource!, settings: settings,
                                            images: images, segmentSharing: sharing.sharing, notice: notice)
 
+        var outputsPerDecode = outputsPerDecode
+        if let lowered = DescriptorBudget.lowered(outputsPerDecode) {
+            warn("\(outputsPerDecode) outputs per decode (-j) lowered to \(lowered.outputs): the open-file limit (ulimit -n \(lowered.limit)) leaves room for no more")
+            outputsPerDecode = lowered.outputs
+        }
         var queue = pending
         while !queue.isEmpty {
             for start in stride(from: 0, to: queue.count, by: outputsPerDecode) {

@@ -43,6 +43,10 @@ public struct LayerError: Error, Sendable, CustomStringConvertible {
         do {
             return try body()
         } catch let failure as LayerPreparationError {
+            // Memory or descriptors that ran out are the system's failure, said as such: no layer is at fault.
+            if case .systemResources(let shortage, let operation) = failure.underlying as? TextRenderingError {
+                throw ResourceError(shortage == .memory ? .memory : .fileDescriptors, operation)
+            }
             throw LayerError(failure)
         }
     }
@@ -52,7 +56,7 @@ public struct LayerError: Error, Sendable, CustomStringConvertible {
         switch problem {
         case .textEmpty, .textTooLong: "text"
         case .sizeOutOfRange, .renderedTooLarge: "size"
-        case .fontNotFound, .fontFileMissing, .fontUnreadable, .fontEngineFailed: "font"
+        case .fontNotFound, .fontFileMissing, .fontUnreadable, .fontEngineFailed, .systemResources: "font"
         case .invalidLength(let length, _):
             switch length {
             case .outlineWidth: "outline.width"

@@ -17,7 +17,7 @@ public struct ResourceError: Error, Equatable, Sendable, CustomStringConvertible
         switch resource {
         case .memory: "out of memory \(operation)"
         case .threads: "cannot start a thread \(operation)"
-        case .fileDescriptors: "too many open files \(operation)"
+        case .fileDescriptors: "too many open files \(operation) (see ulimit -n)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Overlay
 
 extension ErrorCode {
     /// An FFmpeg return code with FFmpeg's text for it ("Invalid data found when processing input").
@@ -26,7 +27,11 @@ enum AVErrorCode {
 func check(_ code: Int32, _ failure: (ErrorCode) -> any Error) throws -> Int32 {
     guard code < 0 else { return code }
     if code == AVErrorCode.exit { throw InterruptedError() }
-    throw failure(ErrorCode(ffmpeg: code))
+    let error = failure(ErrorCode(ffmpeg: code))
+    // At the address-space limit (ulimit -v) a library's failed allocation comes back as any
+    // code (x264: "generic error in an external library"): the run is out of memory, not at fault.
+    if code != vwm_averror(ENOMEM) && !SystemShortage.addressSpaceAvailable() { throw ResourceError.memory("(\(error))") }
+    throw error
 }
 
 extension MediaError {
