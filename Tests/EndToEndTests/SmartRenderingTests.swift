@@ -97,10 +97,12 @@ struct SmartRenderingTests {
         try expectSplice(h, input: input, output: output, visible: [1..<4, 11..<14], reencoded: [0..<4, 10..<14])
         #expect(try h.packetChecksums(output, stream: "a:0") == h.packetChecksums(input, stream: "a:0"))
 
-        // auto chooses smart here and says so.
-        let auto = try h.videowm("transcode", input, h.path("auto.mp4"), "-c", config)
+        // auto chooses smart here; the summary says how much was re-encoded, no notice repeats it.
+        let auto = try h.videowm("transcode", input, h.path("auto.mp4"), "-c", config, "--progress", "json")
         #expect(auto.status == 0, "stderr: \(auto.stderr)")
-        #expect(auto.stderr.contains("render: smart (marks are visible in GOPs covering 40% of the video; the rest is copied)"), "\(auto.stderr)")
+        #expect(auto.stderr == "videowm: \(h.path("auto.mp4")): re-encoded 8.0 s of 20.0 s (40%)\n", "\(auto.stderr)")
+        #expect(auto.stdout.contains(#""render":"smart","renderReason":"marks are visible in GOPs covering 40% of the video; the rest is copied""#),
+                "progress: \(auto.stdout.suffix(400))")
         try expectSplice(h, input: input, output: h.path("auto.mp4"), visible: [1..<4, 11..<14], reencoded: [0..<4, 10..<14])
     }
 
@@ -120,20 +122,48 @@ struct SmartRenderingTests {
         #expect(zip(before, after).filter { $0.0.time >= 2 && $0.0.md5 == $0.1.md5 }.isEmpty)
     }
 
-    @Test("a mark visible in every GOP: auto renders in full with a notice, smart exits 64 naming the reason")
+    @Test("a mark visible in every GOP: auto renders in full silently (the reason in -v and JSON), smart exits 64 naming the reason")
     func markInEveryGOP() throws {
         let h = try Harness()
         defer { h.cleanUp() }
         let input = try h.makeClip("in.mp4", seconds: 8, audio: false, extra: ["-x264-params", "keyint=60:min-keyint=60:scenecut=0"])
         let config = try config(h, #""interval": 500, "skip": 1000"#)
         let auto = try h.videowm("transcode", input, h.path("auto.mp4"), "-c", config)
-        #expect(auto.status == 0, "stderr: \(auto.stderr)")
-        #expect(auto.stderr.contains("render: full (a mark is visible in every GOP)"), "\(auto.stderr)")
+        #expect(auto.status == 0 && auto.stderr.isEmpty, "stderr: \(auto.stderr)")
         #expect(try h.videoFrameCount(h.path("auto.mp4")) == 240)
+        let verbose = try h.videowm("transcode", input, h.path("verbose.mp4"), "-c", config, "-v", "--progress", "json")
+        #expect(verbose.stderr.contains("render: full (a mark is visible in every GOP)"), "\(verbose.stderr)")
+        #expect(verbose.stdout.contains(#""render":"full","renderReason":"a mark is visible in every GOP""#), "\(verbose.stdout.suffix(400))")
         let smart = try h.videowm("transcode", input, h.path("smart.mp4"), "-c", config, "--render", "smart")
         #expect(smart.status == 64)
         #expect(smart.stderr.contains("in.mp4: --render smart is impossible: a mark is visible in every GOP"), "\(smart.stderr)")
         #expect(!FileManager.default.fileExists(atPath: h.path("smart.mp4")))
+    }
+
+    @Test("auto's notice: only a fallback the user could act on, said once the output has frames; a failed job says only its error")
+    func autoNotice() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 4, audio: false, extra: ["-c:v", "mpeg4"])
+        let hiding = try config(h, #""start": 0, "end": 1"#)
+        let unsupported = try h.videowm("transcode", input, h.path("out.mp4"), "-c", hiding)
+        #expect(unsupported.status == 0)
+        #expect(unsupported.stderr == "videowm: render: full (the input's video is mpeg4; smart rendering splices H.264, HEVC and VP9)\n",
+                "\(unsupported.stderr)")
+        // The same input with a mark that never hides: smart rendering could not have helped.
+        let always = try h.write("always.json", #"{ "watermarks": [ { "text": "student@example.com", "opacity": 1 } ] }"#)
+        let quiet = try h.videowm("transcode", input, h.path("always.mp4"), "-c", always)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        // A job that fails before its first frame prints its error line alone.
+        let failed = try h.videowm("transcode", input, h.path("missing/out.mp4"), "-c", hiding)
+        #expect(failed.status == 73)
+        #expect(failed.stderr.split(separator: "\n").count == 1 && !failed.stderr.contains("render:"), "\(failed.stderr)")
+        // Marks in GOPs covering 90% of a clip: too little left to copy, and said.
+        let clip = try twoSecondGOPClip(h, "gops.mp4")
+        let mostly = try h.videowm("transcode", clip, h.path("mostly.mp4"), "-c", try config(h, #""start": 1, "end": 17"#), "--preset", "ultrafast")
+        #expect(mostly.status == 0)
+        #expect(mostly.stderr.contains("render: full (marks are visible in GOPs covering 90% of the video, and smart rendering needs a fifth of it copied)"),
+                "\(mostly.stderr)")
     }
 
     @Test("--render smart where it is impossible exits 64 with the reason, and writes nothing", arguments: [
@@ -231,12 +261,12 @@ struct SmartRenderingTests {
         #expect(lines.filter { $0.contains(#""row":2,"#) && $0.contains(#""reencoded":0.000"#) }.count == 1, "\(lines)")
         #expect(result.stderr.contains("(re-encoded 8.0 s of 20.0 s (40%))"), "stderr: \(result.stderr)")
 
-        // auto over the same rows says once what it chose; a mark in every GOP makes it render in full.
+        // A mark in every GOP makes auto render every row in full, silently.
         let every = try h.write("every.json", #"{ "watermarks": [ { "text": "{email}", "opacity": 1, "interval": 500, "skip": 1000 } ] }"#)
         try FileManager.default.createDirectory(atPath: h.path("full"), withIntermediateDirectories: true)
         let retry = try h.videowm("batch", input, "-c", every, "--vars", csv, "--output", h.path("full/{id}.mp4"), "--preset", "ultrafast")
         #expect(retry.status == 0, "stderr: \(retry.stderr)")
-        #expect(retry.stderr.contains("render: full (a mark is visible in every GOP)"), "stderr: \(retry.stderr)")
+        #expect(!retry.stderr.contains("render:"), "stderr: \(retry.stderr)")
         let refused = try h.videowm("batch", input, "-c", every, "--vars", csv, "--output", h.path("full/{id}.mp4"), "--render", "smart", "--force")
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("--render smart is impossible: a mark is visible in every GOP"), "stderr: \(refused.stderr)")

@@ -39,12 +39,14 @@ final class BatchRendering {
     let planner: RenderPlanner?
     /// Rows whose splice failed midway (`auto`): rendered again in full after the others.
     var retryInFull: Set<Int> = []
+    /// `auto`'s notice lines, said once a row is done (a batch that fails says only its errors).
+    private var pendingNotices: [String] = []
 
     /// Decides every row of `rows`. Throws `RenderError` for `--render smart` where a row cannot be
-    /// smart-rendered; `notice` hears each distinct `auto` decision once, with how many rows it covers.
+    /// smart-rendered; `notices` are each distinct `auto` notice, with how many rows it covers.
     /// `.m3u8` rows follow `segmentSharing` (nil: every segment re-encoded) rather than a splice.
     init(mode: RenderMode, rows: [BatchRow], config: WatermarkConfig, source: VideoSource, settings: EncodeSettings,
-         images: ImageCache, segmentSharing: SegmentSharing? = nil, notice: (String) -> Void) throws {
+         images: ImageCache, segmentSharing: SegmentSharing? = nil) throws {
         let planner = mode == .full ? nil : RenderPlanner(mode: mode, source: source, settings: settings)
         self.planner = planner
         var representatives: [[Bool]: Compositor] = [:]
@@ -80,9 +82,13 @@ final class BatchRendering {
                 if let n = notices.firstIndex(where: { $0.line == line }) { notices[n].rows += 1 } else { notices.append((line, 1)) }
             }
         }
-        for (line, count) in notices {
-            notice(count == rows.count ? line : "\(line) — \(count) of \(rows.count) rows")
-        }
+        pendingNotices = notices.map { line, count in count == rows.count ? line : "\(line) — \(count) of \(rows.count) rows" }
+    }
+
+    /// Says the notices to `notice`, the first time only.
+    func announceNotices(to notice: (String) -> Void) {
+        pendingNotices.forEach(notice)
+        pendingNotices = []
     }
 
     /// What a group's decoder must decode: only the GOPs its spliced rows re-encode, unless a row of

@@ -39,7 +39,7 @@ public struct BatchRunner {
     /// `--render`: full (every frame re-encoded), smart or auto (`Transcoder`'s rules, per row).
     public var render: RenderMode
     public var warn: WarningHandler
-    /// Hears the `--render auto` notices before any row starts: one line per distinct decision.
+    /// Hears the `--render auto` notices once the first row is done: one line per distinct fallback.
     public var notice: (String) -> Void
     /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
     /// in `outputDirectory`, created when missing).
@@ -115,7 +115,7 @@ public struct BatchRunner {
         try loadImages(usedBy: pending, into: images)
         let sharing = try segmentSharing(for: pending, source: probedSource!)
         let rendering = try BatchRendering(mode: render, rows: pending, config: config, source: probedSource!, settings: settings,
-                                           images: images, segmentSharing: sharing.sharing, notice: notice)
+                                           images: images, segmentSharing: sharing.sharing)
 
         var outputsPerDecode = outputsPerDecode
         if let lowered = DescriptorBudget.lowered(outputsPerDecode) {
@@ -166,6 +166,7 @@ public struct BatchRunner {
                 }
                 return try finish(row, RenderError(file: input, reason: failure.reason))
             }
+            if error == nil { rendering.announceNotices(to: notice) }
             try report(BatchRowResult(row: row, status: error == nil ? .done : .failed,
                                       seconds: Date().timeIntervalSince(started), error: error,
                                       render: error == nil ? rendering.rows[row.number]?.outcome : nil))

@@ -7,8 +7,12 @@ import Overlay
 public struct RenderOutcome: Sendable, Equatable {
     /// Smart rendering was used.
     public var isSmart: Bool
-    /// The line `auto` prints: which rendering and why (nil for an explicit mode followed as asked).
+    /// The line `auto` prints once the output has its first frame: a fallback to a full render the
+    /// user could act on (nil otherwise: an always-on mark, an explicit mode, smart rendering).
     public var notice: String?
+    /// Why `auto` rendered as it did, notice or not ("a mark is visible in every GOP"); nil for an
+    /// explicit mode followed as asked.
+    public var reason: String?
     /// Seconds of the video re-encoded and in all (smart rendering only).
     public var reencodedSeconds: Double?
     public var totalSeconds: Double?
@@ -17,6 +21,25 @@ public struct RenderOutcome: Sendable, Equatable {
     public var reencodedShare: Double {
         guard isSmart, let reencodedSeconds, let totalSeconds, totalSeconds > 0 else { return isSmart ? 0 : 1 }
         return reencodedSeconds / totalSeconds
+    }
+
+    public init(isSmart: Bool, notice: String? = nil, reason: String? = nil, reencodedSeconds: Double? = nil, totalSeconds: Double? = nil) {
+        self.isSmart = isSmart
+        self.notice = notice
+        self.reason = reason ?? notice.flatMap(Self.reason(inNotice:))
+        self.reencodedSeconds = reencodedSeconds
+        self.totalSeconds = totalSeconds
+    }
+
+    /// "full (a mark is visible in every GOP)": how the video was rendered and why, for `-v` and JSON.
+    public var decision: String? {
+        reason.map { "\(isSmart ? "smart" : "full") (\($0))" }
+    }
+
+    /// The reason inside a notice "render: full (REASON)".
+    private static func reason(inNotice notice: String) -> String? {
+        guard let open = notice.firstIndex(of: "("), notice.hasSuffix(")") else { return nil }
+        return String(notice[notice.index(after: open)..<notice.index(before: notice.endIndex)])
     }
 
     /// "re-encoded 12.0 s of 60.0 s (20%)", for smart rendering.
@@ -63,53 +86,64 @@ final class RenderPlanner {
     /// it is impossible.
     func decide(target: String, compositor: Compositor) throws -> (job: SpliceJob?, outcome: RenderOutcome) {
         guard mode != .full else { return (nil, .full) }
-        // A stream whose parameters say no pixel format (a file cut off after its header) has no
-        // decision to report under auto: the full render then fails with the one line that says so.
-        if mode == .auto && source.video.pixelFormat.knownName == nil { return (nil, .full) }
         var obstacle = staticObstacle(target: target)
-        if obstacle == nil, case .failure(let refusal) = try index() { obstacle = refusal.description }
+        if obstacle == nil, case .failure(let refusal) = try index() { obstacle = RenderObstacle(reason: refusal.description, isNotable: true) }
+        // Marks that never hide leave nothing to copy: the full render is what they cost anyway.
+        if obstacle?.isNotable == true && marksNeverHide(compositor) { obstacle?.isNotable = false }
         let decision = try RenderDecision.decide(mode, obstacle: obstacle, file: source.path) { plan(for: compositor) }
         guard let plan = decision.plan, let codec, case .success(let index) = try index() else {
-            return (nil, RenderOutcome(isSmart: false, notice: decision.notice))
+            return (nil, RenderOutcome(isSmart: false, notice: decision.notice, reason: decision.reason))
         }
-        let outcome = RenderOutcome(isSmart: true, notice: decision.notice, reencodedSeconds: index.timeBase.seconds(plan.reencodedDuration),
+        let outcome = RenderOutcome(isSmart: true, notice: decision.notice, reason: decision.reason,
+                                    reencodedSeconds: index.timeBase.seconds(plan.reencodedDuration),
                                     totalSeconds: index.timeBase.seconds(plan.totalDuration))
         return (SpliceJob(index: index, codec: codec, plan: plan), outcome)
     }
 
+    /// Whether no layer of `compositor` ever hides, judged at the input's nominal frame times (at most
+    /// 100 000 of them): only for whether a fallback is worth a notice, never for what is re-encoded.
+    func marksNeverHide(_ compositor: Compositor) -> Bool {
+        let rate = source.video.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? 0
+        let seconds = source.input.durationSeconds ?? 0
+        let step = max(1 / (rate > 0 ? rate : 30), seconds / 100_000)
+        return stride(from: 0.0, through: max(seconds, 0), by: step).allSatisfy { compositor.drawsAnything(at: PresentationTime(seconds: $0)) }
+    }
+
     /// Why smart rendering cannot apply to `target`, from what is known without reading the input.
-    func staticObstacle(target: String) -> String? {
+    func staticObstacle(target: String) -> RenderObstacle? {
         let codecName = source.stream.codec.name
-        guard let codec else { return "the input's video is \(codecName); smart rendering splices H.264, HEVC and VP9" }
-        if let asked = settings.codec, asked.rawValue != codec.rawValue {
-            return "--codec \(asked.rawValue) asks for another codec than the input's \(codecName)"
+        func input(_ reason: String) -> RenderObstacle { RenderObstacle(reason: reason, isNotable: true) }
+        func asked(_ reason: String) -> RenderObstacle { RenderObstacle(reason: reason, isNotable: false) }
+        guard let codec else { return input("the input's video is \(codecName); smart rendering splices H.264, HEVC and VP9") }
+        if let wanted = settings.codec, wanted.rawValue != codec.rawValue {
+            return asked("--codec \(wanted.rawValue) asks for another codec than the input's \(codecName)")
         }
         // Copied GOPs keep the input's size, keyframes, rate and profile: options that change them need every frame.
-        if settings.scale != nil { return "a size option asks for another picture size than the input's" }
+        if settings.scale != nil { return asked("a size option asks for another picture size than the input's") }
         let controls = settings.controls
-        let asked = [(controls.gop != nil, "--gop"), (controls.maxRate != nil, "--maxrate"), (controls.bufferSize != nil, "--bufsize"),
+        let options = [(controls.gop != nil, "--gop"), (controls.maxRate != nil, "--maxrate"), (controls.bufferSize != nil, "--bufsize"),
                      (controls.profile != nil, "--profile"), (controls.level != nil, "--level"), (controls.tune != nil, "--tune")]
             .filter(\.0).map(\.1)
-        if let first = asked.first {
-            return "\(first) asks for what the copied GOPs, the input's own, cannot change"
+        if let first = options.first {
+            return asked("\(first) asks for what the copied GOPs, the input's own, cannot change")
         }
         let extensionName = (target as NSString).pathExtension.lowercased()
         guard let container = Muxer.formatName(forTarget: target), Self.splicingFormats.contains(container) else {
-            return "smart rendering writes MP4, MOV, MKV, WebM or MPEG-TS files, not .\(extensionName)"
+            return asked("smart rendering writes MP4, MOV, MKV, WebM or MPEG-TS files, not .\(extensionName)")
         }
         guard Muxer.format(forTarget: target, accepts: source.stream.codec) else {
-            return "a .\(extensionName) file cannot hold \(codecName) video"
+            return asked("a .\(extensionName) file cannot hold \(codecName) video")
         }
-        if source.stream.isInterlaced { return "the video is interlaced" }
+        if source.stream.isInterlaced { return input("the video is interlaced") }
         let format = source.video.pixelFormat
         let encoderName = EncodeSettings.VideoCodec(rawValue: codec.rawValue)!.encoderName
         let supported = (try? Encoder.supportedPixelFormats(ofEncoderNamed: encoderName)) ?? []
         guard let layout = format.planarLayout, supported.isEmpty || supported.contains(format) else {
-            return "\(encoderName) cannot encode the input's pixel format \(format)"
+            return input("\(encoderName) cannot encode the input's pixel format \(format)")
         }
         let size = layout.encodableSize(width: source.width, height: source.height)
         if size.width != source.width || size.height != source.height {
-            return "the picture's size \(source.width)×\(source.height) does not fit whole \(format) chroma samples"
+            return input("the picture's size \(source.width)×\(source.height) does not fit whole \(format) chroma samples")
         }
         return nil
     }

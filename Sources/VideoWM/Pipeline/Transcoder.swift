@@ -34,9 +34,8 @@ public struct Transcoder {
     public var render: RenderMode
     public var warn: WarningHandler
     public var progress: ProgressHandler?
-    /// Hears how the video will be rendered once the output is open, before the work starts (again
-    /// if a splice fails and `auto` falls back to a full render); a job that fails before that
-    /// says only its error.
+    /// Hears how the video is rendered once the output has its first frame (again if a splice fails
+    /// and `auto` falls back to a full render): a job that fails before that says only its error.
     public var onRender: ((RenderOutcome) -> Void)?
 
     public init(input: String, output: String, compositor: Compositor, settings: EncodeSettings, overwrite: Bool,
@@ -100,19 +99,27 @@ public struct Transcoder {
                            outcome: RenderOutcome) throws -> TranscodeSummary {
         let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings, hls: hls,
                                     sharing: sharing, overwrite: overwrite, unmarkedVideo: .reencode, splice: splice, warn: warn)
-        onRender?(outcome)
+        var announced = false
+        func announceOnceWritten() {
+            guard !announced && sink.framesWritten > 0 else { return }
+            announced = true
+            onRender?(outcome)
+        }
         let total = source.input.durationSeconds
         let selection = splice.flatMap { RenderPlanner.decodeSelection(index: $0.index, for: [$0], anyFullRender: false) }
         try source.run(selection: selection, onFrame: { timed in
             try sink.consume(timed, exclusive: true)
+            announceOnceWritten()
             progress?(source.lastTimeSeconds, total, sink.framesWritten)
         }, onPacket: { packet, videoPacket in
             try sink.passThrough(packet, videoPacket: videoPacket)
+            announceOnceWritten()
             if splice != nil && videoPacket != nil { progress?(source.positionSeconds, total, sink.framesWritten) }
         }, onDecodeRunEnd: { end in
             try sink.decodeRunEnded(before: end)
         })
         try sink.finish()
+        announceOnceWritten()
         if let notice = source.timestampJumpNotice { warn(notice) }
         if source.damagedPackets > 0 {
             warn("\(input): \(source.damagedPackets) damaged packet(s) or frame(s) concealed; \(output) is complete but may show glitches there")

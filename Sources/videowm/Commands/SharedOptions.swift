@@ -98,7 +98,7 @@ struct EncodeOptions {
                 $0.damagePolicy = $1
             },
             .choice("--render", among: RenderMode.allCases,
-                    help: "auto (default: smart where possible and worthwhile, else full, with a notice saying which), full (every frame re-encoded), or smart (only the GOPs where a mark is visible; exit 64 where impossible)") {
+                    help: "auto (default: smart where possible and worthwhile, else full; a notice only when it falls back for a reason you could act on), full (every frame re-encoded), or smart (only the GOPs where a mark is visible; exit 64 where impossible)") {
                 $0.render = $1
             },
         ])

@@ -48,7 +48,10 @@ struct TranscodeCommand: ToolCommand {
         interval/skip), only the GOPs in which a mark is visible are decoded, marked and
         encoded again, in the input's codec, profile, size and pixel format; every other
         video packet is the input's own, copied. auto (the default) does this where it is
-        possible and leaves at least a fifth of the video copied, and says so in one line;
+        possible and leaves at least a fifth of the video copied, else renders in full,
+        with one notice line only where the reason is one you could act on (an input
+        codec or picture it cannot splice, less than a fifth left to copy): a mark shown
+        in every GOP needs every frame anyway (-v and --progress json say why);
         smart exits 64 naming the reason where it is impossible; full re-encodes every
         frame. The summary says how much was re-encoded ("re-encoded 8.0 s of 20.0 s").
         """)
@@ -71,8 +74,13 @@ struct TranscodeCommand: ToolCommand {
                                     warn: console.warningHandler,
                                     progress: { done, total, frames in display.update(done: done, total: total, frames: frames) },
                                     onRender: { outcome in
-                                        if let notice = outcome.notice { console.info(notice) }
+                                        if let notice = outcome.notice {
+                                            console.info(notice)
+                                        } else if console.verbosity == .verbose, let decision = outcome.decision {
+                                            console.info("render: \(decision)")
+                                        }
                                         display.reencodedShare = outcome.isSmart ? outcome.reencodedShare : nil
+                                        display.render = outcome
                                     })
         transcoder.hls = hls.settings
         let summary = try transcoder.run()

@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// Progress of one transcode: a bar with percent, fps, speed and ETA on a terminal, or
 /// `progress` objects (and a final `done` with the count of damaged packets) on stdout.
@@ -9,6 +10,8 @@ final class TranscodeProgressDisplay {
     private var last: (done: Double, total: Double?, frames: Int) = (0, nil, 0)
     /// With smart rendering, the share of the video re-encoded (0…1); nil for a full render.
     var reencodedShare: Double?
+    /// How the video is rendered and why (`--render`), once known: JSON's `render` and `renderReason`.
+    var render: RenderOutcome?
 
     init(mode: ProgressLine.Mode, console: Console, label: String) {
         line = ProgressLine(mode: mode, console: console)
@@ -43,6 +46,10 @@ final class TranscodeProgressDisplay {
             if let fraction { fields.append("\"percent\":\(number(fraction * 100))") }
             if let eta { fields.append("\"eta\":\(number(eta))") }
             if let reencodedShare { fields.append("\"reencoded\":\(number(reencodedShare))") }
+            if let render {
+                fields.append("\"render\":\"\(render.isSmart ? "smart" : "full")\"")
+                if let reason = render.reason { fields.append("\"renderReason\":\(jsonString(reason))") }
+            }
             if let damaged { fields.append("\"damaged\":\(damaged)") }
             line.emit(fields)
         } else {
