@@ -221,6 +221,26 @@ struct SmartRenderingTests {
         try expectSplice(h, input: input, output: h.path(output), visible: [6.5..<7], reencoded: [5.8..<8])
     }
 
+    @Test("VP9 (no parameter sets; hidden alt-ref frames packed in superframes) in WebM and MKV", arguments: ["out.webm", "out.mkv"])
+    func vp9(output: String) throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let source = try twoSecondGOPClip(h, "source.mp4")
+        let input = h.path("in.webm")
+        // Two passes, so libvpx places hidden alt-ref frames, each packed with a shown frame into one packet.
+        for pass in ["1", "2"] {
+            try h.ffmpeg(["-i", source, "-c:v", "libvpx-vp9", "-g", "60", "-b:v", "400k", "-cpu-used", "8", "-pass", pass,
+                          "-passlogfile", h.path("vp9pass"), "-c:a", "libopus"] + (pass == "1" ? ["-f", "null", "-"] : [input]))
+        }
+        let split = try h.run("ffmpeg", ["-v", "error", "-i", input, "-map", "0:v", "-c", "copy", "-bsf:v", "vp9_superframe_split", "-f", "framecrc", "-"])
+        #expect(split.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count > 600, "the input has no hidden frames")
+        let config = try config(h, #""start": 6.5, "end": 7"#)
+        let result = try h.videowm("transcode", input, h.path(output), "-c", config, "--render", "smart")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("re-encoded 2.0 s of 20.0 s (10%)"), "stderr: \(result.stderr)")
+        try expectSplice(h, input: input, output: h.path(output), visible: [6.5..<7], reencoded: [6..<8])
+    }
+
     @Test("H.264 in MPEG-TS (parameter sets in band)")
     func h264TransportStream() throws {
         let h = try Harness()
