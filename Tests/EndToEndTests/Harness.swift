@@ -52,7 +52,9 @@ struct Harness {
         reader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while reader.isExecuting { usleep(1000) }
+        // Not `isExecuting`: it is also false before a slow-starting thread has begun, which under
+        // load returned an empty stderr for a child that had written its error line.
+        while !reader.isFinished { usleep(1000) }
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
