@@ -79,4 +79,22 @@ struct HLSRenderingTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: h.path(".")).filter { $0.hasPrefix("o") || $0.hasPrefix(".o") }
         #expect(left.isEmpty, "\(left)")
     }
+
+    @Test("auto says nothing for an always-on mark (a full render is what it costs) and one line for an input it cannot cut (HEVC)")
+    func autoNoticeOnlyWhereTheUserCouldAct() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", width: 192, height: 108, seconds: 4)
+        let always = try h.write("always.json", #"{ "watermarks": [ { "text": "{email}", "size": 0.1 } ] }"#)
+        let r = try h.videowm("transcode", input, h.path("a.m3u8"), "-c", always, "--var", "email=a@b.c")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("render:"), "\(r.stderr)")
+
+        let hevc = try h.makeClip("hevc.mp4", width: 192, height: 108, seconds: 4, extra: ["-c:v", "libx265", "-x265-params", "log-level=none"])
+        // Visible 1 s of every 3: the marks do hide, so copying would have paid.
+        let timed = try h.write("timed.json", #"{ "watermarks": [ { "text": "{email}", "size": 0.12, "interval": 1000, "skip": 2000 } ] }"#)
+        let n = try h.videowm("transcode", hevc, h.path("n.m3u8"), "-c", timed, "--var", "email=a@b.c")
+        #expect(n.status == 0, "\(n.stderr)")
+        #expect(n.stderr.split(separator: "\n").filter { $0.contains("render: full (") }.count == 1, "\(n.stderr)")
+    }
 }

@@ -38,6 +38,9 @@ struct SharedSegmentPlan {
     /// Why the unmarked segments of this input cannot be shared.
     struct Refusal: Error, CustomStringConvertible {
         var reason: String
+        /// An option asked for what copied packets cannot give (another codec, size, rate control):
+        /// the full render is then what the user asked for, not a fallback worth a notice.
+        var askedByOptions = false
         var description: String { reason }
     }
 
@@ -160,10 +163,11 @@ struct SegmentSharing {
     /// The sharing for `source` written to `output` (a row's playlist), or why there is none.
     static func prepare(source: VideoSource, settings: EncodeSettings, target: PresentationTime, output: String) throws -> Result<SegmentSharing, SharedSegmentPlan.Refusal> {
         if let codec = settings.codec, codec != .h264 {
-            return .failure(.init(reason: "--codec \(codec.rawValue) asks for another codec than the input's"))
+            return .failure(.init(reason: "--codec \(codec.rawValue) asks for another codec than the input's", askedByOptions: true))
         }
         if settings.copyCannotHonour {
-            return .failure(.init(reason: "a size or encoder control option asks for a change the input's own packets cannot have"))
+            return .failure(.init(reason: "a size or encoder control option asks for a change the input's own packets cannot have",
+                                  askedByOptions: true))
         }
         let plan: SharedSegmentPlan
         switch try SharedSegmentPlan.make(input: source.stream, target: target) {

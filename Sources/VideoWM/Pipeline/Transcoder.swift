@@ -78,20 +78,26 @@ public struct Transcoder {
 
     /// An `.m3u8` output is smart-rendered by whole segments rather than GOP splices: cut at the
     /// input's closed IDRs, a segment in which no mark shows is the input's packets, the others
-    /// are re-encoded (`SegmentSharing`, as a batch's rows share their unmarked segments).
+    /// are re-encoded (`SegmentSharing`, as a batch's rows share their unmarked segments). `auto`'s
+    /// notice follows `RenderDecision`'s rule: only for a fallback the user could act on.
     private func presentationRendering(of source: VideoSource) throws -> (SegmentSharing?, RenderOutcome) {
         guard render != .full else { return (nil, .full) }
+        func full(_ reason: String, notable: Bool) -> RenderOutcome {
+            RenderOutcome(isSmart: false, notice: notable ? "render: full (\(reason))" : nil, reason: reason)
+        }
         switch try SegmentSharing.prepare(source: source, settings: settings, target: hls.segmentDuration, output: output) {
         case .failure(let refusal):
             if render == .smart { throw RenderError(file: input, reason: "its HLS segments cannot be copied: \(refusal)") }
-            return (nil, RenderOutcome(isSmart: false, notice: "render: full (\(refusal))"))
+            let planner = RenderPlanner(mode: render, source: source, settings: settings)
+            return (nil, full(refusal.reason, notable: !refusal.askedByOptions && !planner.marksNeverHide(compositor)))
         case .success(let sharing):
             let outcome = sharing.outcome(markedBy: compositor)
-            if render == .auto && outcome.reencodedShare > RenderDecision.worthwhileShare {
-                let covered = Int((outcome.reencodedShare * 100).rounded())
-                return (nil, RenderOutcome(isSmart: false, notice: "render: full (marks are visible in segments covering \(covered)% of the video)"))
-            }
-            return (sharing, outcome)
+            guard render == .auto && outcome.reencodedShare > RenderDecision.worthwhileShare else { return (sharing, outcome) }
+            let covered = Int((outcome.reencodedShare * 100).rounded())
+            // Marks in every segment are the usual always-on mark: the full render is simply what it costs.
+            if covered == 100 { return (nil, full("a mark is visible in every segment", notable: false)) }
+            return (nil, full("marks are visible in segments covering \(covered)% of the video, and copying needs a fifth of it unmarked",
+                              notable: true))
         }
     }
 
