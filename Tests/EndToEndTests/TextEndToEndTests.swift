@@ -323,7 +323,20 @@ struct TextEndToEndTests {
         let dated = try Self.stamp(h, black, [Self.layer("{date} {time}", size: 0.06)], name: "date",
                                    arguments: ["--var", "date=2024-05-01", "--var", "time=09:00:00"]).picture
         #expect(dated.samples == (try Self.stamp(h, black, [Self.layer("2024-05-01 09:00:00", size: 0.06)], name: "date-literal").picture).samples)
-        // Without --var, today's date is drawn: something, and no unknown-placeholder error.
-        #expect(try Self.stamp(h, black, [Self.layer("{date}", size: 0.06)], name: "today").picture.ink() != nil)
+        // Without --var, today's local date is drawn, as Foundation's calendar has it (the job reads
+        // it from the C library): the same pixels as the literal date of before or after the run.
+        func today() -> String {
+            let parts = Calendar.current.dateComponents([.year, .month, .day], from: Date())
+            return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        }
+        let before = today()
+        let drawn = try Self.stamp(h, black, [Self.layer("{date}", size: 0.06)], name: "today").picture
+        let after = today()
+        #expect(drawn.ink() != nil)
+        let literal = try Self.stamp(h, black, [Self.layer(before, size: 0.06)], name: "today-literal").picture
+        if drawn.samples != literal.samples {
+            #expect(after != before, "{date} is not today's local date \(before)")
+            #expect(drawn.samples == (try Self.stamp(h, black, [Self.layer(after, size: 0.06)], name: "today-after").picture).samples)
+        }
     }
 }

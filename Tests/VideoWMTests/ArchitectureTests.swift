@@ -3,7 +3,7 @@ import Testing
 
 /// The architecture's rules, checked on the sources themselves so they stay true (see
 /// docs/architecture.md): FFmpeg only in Media, exit codes only in the command line, folders
-/// that depend on each other one way, files of a readable size.
+/// that depend on each other one way, files of a readable size, no ICU-backed dates.
 @Suite("architecture")
 struct ArchitectureTests {
     /// The package's root, found from this file's path.
@@ -71,6 +71,22 @@ struct ArchitectureTests {
                 for pattern in ["error.status", "error?.status", "message ==", "message.contains", "message.hasPrefix", "description.contains",
                                 "replacingOccurrences(of: temporary", "reason ==", "== \"no such file\""] {
                     #expect(Self.codeLines(text, containing: pattern).isEmpty, "\(path) contains \(pattern)")
+                }
+            }
+        }
+    }
+
+    // MARK: Memory
+
+    /// Foundation's calendars, date formatters and locales load ICU's data into the process:
+    /// `Calendar.current` for `{date}` alone cost every transcode about 5 MB of peak RSS, more
+    /// than the benchmark's margin against ffmpeg. Dates go through the C library (`TextTokens`).
+    @Test func noICUBackedDatesOrLocales() throws {
+        for folder in ["Sources/VideoWM", "Sources/Overlay", "Sources/Animation", "Sources/videowm"] {
+            for (path, text) in try Self.swiftFiles(under: folder) {
+                for pattern in ["Calendar.current", "Calendar(identifier", "DateFormatter", "Date.FormatStyle", ".formatted(",
+                                "Locale.current", "TimeZone.current", "NumberFormatter"] {
+                    #expect(Self.codeLines(text, containing: pattern).isEmpty, "\(path) uses \(pattern)")
                 }
             }
         }

@@ -44,6 +44,12 @@ struct TextTokenTests {
         let parts = DateComponents(year: 2024, month: 5, day: 1, hour: 9, minute: 7, second: 3)
         let start = try #require(Calendar.current.date(from: parts))
         #expect(TextTokens.jobValues(start: start) == ["date": "2024-05-01", "time": "09:07:03"])
+        // The C library's local time agrees with Foundation's in winter and summer, up to the last second of a year.
+        for (parts, expected) in [(DateComponents(year: 2023, month: 12, day: 31, hour: 23, minute: 59, second: 59), ["date": "2023-12-31", "time": "23:59:59"]),
+                                  (DateComponents(year: 2024, month: 7, day: 14, hour: 0, minute: 0, second: 0), ["date": "2024-07-14", "time": "00:00:00"])] {
+            let date = try #require(Calendar.current.date(from: parts))
+            #expect(TextTokens.jobValues(start: date.addingTimeInterval(0.75)) == expected)
+        }
         // Fixed for the whole run: two calls agree.
         #expect(TextTokens.jobValues() == TextTokens.jobValues())
     }
