@@ -23,6 +23,13 @@ struct HLSBatchTests {
         try h.write("students.csv", "id,email\n" + students.map { "\($0),\($0)@example.com\n" }.joined())
     }
 
+    /// The lecture, the config and the students' CSV, with the `hls` output folder made.
+    static func batchInputs(_ h: Harness) throws -> (input: String, config: String, csv: String) {
+        let made = (try lecture(h), try h.write("c.json", config), try csv(h))
+        try FileManager.default.createDirectory(atPath: h.path("hls"), withIntermediateDirectories: true)
+        return made
+    }
+
     /// The playlist's segment URIs (the initialization segment first).
     static func files(of playlist: String) throws -> [String] {
         let lines = try String(contentsOfFile: playlist, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -52,10 +59,7 @@ struct HLSBatchTests {
     func fourStudentsShareTheirUnmarkedSegments() throws {
         let h = try Harness()
         defer { h.cleanUp() }
-        let input = try Self.lecture(h)
-        let config = try h.write("c.json", Self.config)
-        let csv = try Self.csv(h)
-        try FileManager.default.createDirectory(atPath: h.path("hls"), withIntermediateDirectories: true)
+        let (input, config, csv) = try Self.batchInputs(h)
         let r = try h.videowm("batch", input, "-c", config, "--vars", csv, "--output", h.path("hls/{id}.m3u8"), "--segment", "6", "-q")
         #expect(r.status == 0, "\(r.stderr)")
 
@@ -130,10 +134,7 @@ struct HLSBatchTests {
     func killedBatchIsRecovered() throws {
         let h = try Harness()
         defer { h.cleanUp() }
-        let input = try Self.lecture(h)
-        let config = try h.write("c.json", Self.config)
-        let csv = try Self.csv(h)
-        try FileManager.default.createDirectory(atPath: h.path("hls"), withIntermediateDirectories: true)
+        let (input, config, csv) = try Self.batchInputs(h)
         let arguments = ["batch", input, "-c", config, "--vars", csv, "--output", h.path("hls/{id}/index.m3u8"), "--segment", "6",
                          "--shared-segments", h.path("segments"), "-j", "1", "-q"]
 
@@ -189,10 +190,7 @@ struct HLSBatchTests {
     func concurrentShardsShareOneFolder() throws {
         let h = try Harness()
         defer { h.cleanUp() }
-        let input = try Self.lecture(h)
-        let config = try h.write("c.json", Self.config)
-        let csv = try Self.csv(h)
-        try FileManager.default.createDirectory(atPath: h.path("hls"), withIntermediateDirectories: true)
+        let (input, config, csv) = try Self.batchInputs(h)
         func arguments(_ shard: String, into folder: String) -> [String] {
             ["batch", input, "-c", config, "--vars", csv, "--output", h.path("\(folder)/{id}.m3u8"), "--segment", "6",
              "--shared-segments", h.path("\(folder)/shared"), "--shard", shard, "-q"]
