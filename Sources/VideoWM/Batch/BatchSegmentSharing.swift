@@ -21,7 +21,8 @@ extension BatchRunner {
             return (settings, sharing)
         case .failure(let refusal):
             if render == .smart { throw RenderError(file: input, reason: "the rows' HLS segments cannot be shared: \(refusal)") }
-            warn("\(input): every row's segments are its own, none shared (\(refusal))")
+            // As for smart rendering's notice: an option that asks for every frame is simply obeyed.
+            if !refusal.askedByOptions { warn("\(input): every row's segments are its own, none shared (\(refusal))") }
             return (settings, nil)
         }
     }

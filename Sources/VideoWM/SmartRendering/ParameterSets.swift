@@ -12,14 +12,7 @@ func annexBUnits(_ bytes: [UInt8]) -> [NALUnit] {
 
 /// `units` each behind a 4-byte big-endian length, as MP4 and Matroska store them.
 func lengthPrefixed(_ units: [NALUnit]) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
-    for unit in units {
-        let n = UInt32(unit.count)
-        out += [UInt8(n >> 24), UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
-        out += unit
-    }
-    return out
+    lengthPrefixed(units, lengthSize: 4)
 }
 
 enum ParameterSetError: Error, Equatable, CustomStringConvertible {
