@@ -112,7 +112,8 @@ struct ArchitectureTests {
         "Errors": [],
         "Support": ["Errors"],
         "Media": ["Errors", "Support"],
-        "Config": ["Errors", "Support"],
+        // A config bound to a key derives its random paths' seeds through Keys.
+        "Config": ["Errors", "Support", "Keys"],
         // HMAC, HKDF, random bytes and key files over libcrypto: used by whatever marks or traces with a key.
         "Keys": ["Errors", "Support"],
         "Stills": ["Errors", "Support", "Media"],

@@ -128,12 +128,20 @@ public struct DifferenceMaps: Sendable {
     public let width: Int
     public let height: Int
     private let integrals: [SlotKey: [Float]]
+    /// The summed-area table of the visible pixels (inside the leak's picture, not covered):
+    /// rectangle means are taken over these only, so a bar over part of a mark neither dilutes
+    /// it nor, where it covers the mark wholly, counts.
+    let visibleCounts: [Float]
+    /// Which map pixels are compared (see `DifferenceAccumulator`).
+    public let mask: [Bool]
 
     public var slots: [SlotKey] { integrals.keys.sorted() }
 
     init(means: [SlotKey: [Float]], width: Int, height: Int, mask: [Bool]) {
         self.width = width
         self.height = height
+        self.mask = mask
+        visibleCounts = Self.integral(mask.map { $0 ? 1 : 0 }, width: width, height: height)
         var integrals: [SlotKey: [Float]] = [:]
         for schedule in Set(means.keys.map(\.schedule)) {
             let keys = means.keys.filter { $0.schedule == schedule }.sorted()
@@ -225,21 +233,23 @@ public struct DifferenceMaps: Sendable {
         return table
     }
 
-    /// The mean standardised difference over the whole pixels of `rect` (in map pixels) in
-    /// `slot`, with the area it covered; nil when the slot has no map or the rect misses the picture.
-    public func mean(in rect: PlaneRect, slot: SlotKey) -> (mean: Double, area: Int)? {
+    /// The mean standardised difference over the visible whole pixels of `rect` (in map pixels)
+    /// in `slot`, with how many pixels that was; nil when the slot has no map or no pixel of the
+    /// rect is visible.
+    public func mean(in rect: PlaneRect, slot: SlotKey) -> (mean: Double, visiblePixels: Int)? {
         guard let table = integrals[slot] else { return nil }
-        return Self.mean(table, width: width, height: height, rect: rect)
+        return mean(table, rect: rect)
     }
 
-    static func mean(_ table: [Float], width: Int, height: Int, rect: PlaneRect) -> (mean: Double, area: Int)? {
-        let x0 = min(nearest(rect.minX), width), x1 = min(nearest(rect.maxX), width)
-        let y0 = min(nearest(rect.minY), height), y1 = min(nearest(rect.maxY), height)
+    func mean(_ table: [Float], rect: PlaneRect) -> (mean: Double, visiblePixels: Int)? {
+        let x0 = min(Self.nearest(rect.minX), width), x1 = min(Self.nearest(rect.maxX), width)
+        let y0 = min(Self.nearest(rect.minY), height), y1 = min(Self.nearest(rect.maxY), height)
         guard x1 > x0, y1 > y0 else { return nil }
         let w = width + 1
-        let sum = Double(table[y1 * w + x1]) - Double(table[y0 * w + x1]) - Double(table[y1 * w + x0]) + Double(table[y0 * w + x0])
-        let area = (x1 - x0) * (y1 - y0)
-        return (sum / Double(area), area)
+        func sum(_ t: [Float]) -> Double { Double(t[y1 * w + x1]) - Double(t[y0 * w + x1]) - Double(t[y1 * w + x0]) + Double(t[y0 * w + x0]) }
+        let count = sum(visibleCounts)
+        guard count >= 0.5 else { return nil }
+        return (sum(table) / count, Int(count.rounded()))
     }
 
     /// The nearest pixel edge at or after 0: `Int(x + 0.5)`, which (unlike `rounded()`, a libm

@@ -81,11 +81,7 @@ public struct RowScorer: Sendable {
         let slots = maps.slots
         let slotIndex = Dictionary(uniqueKeysWithValues: slots.enumerated().map { ($1, $0) })
         let tables = slots.map { maps.table(of: $0)! }
-        // Per slot, the decoys' spots in percent: the same for every row, fixed per slot so runs agree.
-        let spots = slots.map { slot -> [(x: Double, y: Double)] in
-            var generator = SeededGenerator(seed: 0x5EED_1EA4 ^ (UInt64(bitPattern: slot.slot) &* 0x9E37_79B9) ^ (UInt64(slot.schedule) << 56))
-            return (0..<Self.decoyCount).map { _ in (generator.unit() * 100, generator.unit() * 100) }
-        }
+        let spots = slots.map(Self.decoySpots(for:))
         // Slot by slot, so one slot's table stays in cache while every row's decoys read it.
         var bySlot = [[(row: Int, evidence: MarkEvidence)]](repeating: [], count: slots.count)
         for (index, row) in rows.enumerated() {
@@ -124,14 +120,39 @@ public struct RowScorer: Sendable {
         return scores.sorted { ($0.log10PValue, $0.row) < ($1.log10PValue, $1.row) }
     }
 
-    /// The mean standardised difference over the visible part of a display rectangle in the
-    /// slot whose summed-area table is `table`, nil when too little of it is visible.
+    /// The row's p-value in each slot it was scored in (the same decoy ranks `score` combines):
+    /// where in the leak its marks stand out. For the few identified rows, to say which time a
+    /// row explains when a leak switches between copies.
+    public func slotPValues(of row: RowMarks) -> [SlotKey: Double] {
+        var pValues: [SlotKey: Double] = [:]
+        for evidence in row.evidence {
+            guard let table = maps.table(of: evidence.slot), let value = value(of: evidence.rect, table: table) else { continue }
+            let rank = DecoyRank(footprint: row.footprints[evidence.footprint], scorer: self)
+                .count(Self.decoySpots(for: evidence.slot), table: table, atLeast: value)
+            if let p = rank.pValue { pValues[evidence.slot] = min(pValues[evidence.slot] ?? 1, p) }
+        }
+        return pValues
+    }
+
+    /// The decoys' spots of `slot`, in percent: the same for every row, fixed per slot so runs agree.
+    static func decoySpots(for slot: SlotKey) -> [(x: Double, y: Double)] {
+        var generator = SeededGenerator(seed: 0x5EED_1EA4 ^ (UInt64(bitPattern: slot.slot) &* 0x9E37_79B9) ^ (UInt64(slot.schedule) << 56))
+        return (0..<decoyCount).map { _ in (generator.unit() * 100, generator.unit() * 100) }
+    }
+
+    /// The mean standardised difference over the visible pixels of a display rectangle (inside
+    /// the leak's picture and not covered, see `DifferenceMaps`) in the slot whose summed-area
+    /// table is `table`, nil when too little of it is visible.
     func value(of rect: PlaneRect, table: [Float]) -> Double? {
         let mapped = displayToMap.apply(rect)
-        let visible = mapped.intersection(content)
-        guard visible.area >= max(4, Self.minimumVisibleShare * mapped.area) else { return nil }
-        return DifferenceMaps.mean(table, width: maps.width, height: maps.height, rect: visible)?.mean
+        guard let (mean, visible) = maps.mean(table, rect: mapped), Double(visible) >= Self.neededVisiblePixels(mappedArea: mapped.area) else {
+            return nil
+        }
+        return mean
     }
+
+    /// The visible pixels a mark whose rectangle covers `mappedArea` map pixels needs to count.
+    static func neededVisiblePixels(mappedArea: Double) -> Double { max(4, minimumVisibleShare * mappedArea) }
 }
 
 /// Per-slot results written by concurrent workers, one slot each.
@@ -164,44 +185,81 @@ struct DecoyRank {
     /// is usually beaten early, so most rows cost tens of decoys rather than all of them,
     /// while the p-value stays valid.
     func count(_ spots: [(x: Double, y: Double)], table: [Float], atLeast value: Double) -> DecoyCount {
-        let inset = footprint.insetPixels
-        // Placement.origin's free room per axis; where a box does not fit, its own rule applies.
-        let freeX = Double(footprint.displayWidth - footprint.layoutBox.width) - 2 * inset
-        let freeY = Double(footprint.displayHeight - footprint.layoutBox.height) - 2 * inset
-        let fits = freeX >= 0 && freeY >= 0 && !footprint.isTiled
-        let map = scorer.displayToMap, content = scorer.content
-        let width = Double(footprint.width), height = Double(footprint.height)
-        let mappedArea = map.scaleX * width * map.scaleY * height
-        let needed = max(4, RowScorer.minimumVisibleShare * mappedArea)
-        let stride = scorer.maps.width + 1
-        let mapWidth = scorer.maps.width, mapHeight = scorer.maps.height
+        let geometry = DecoyGeometry(footprint: footprint, scorer: scorer)
         var valid = 0, above = 0
         table.withUnsafeBufferPointer { t in
-            for spot in spots {
-                let x: Int, y: Int
-                if fits {
-                    // Placement.origin's `(inset + free · p / 100).rounded()`, for a value that is never negative here.
-                    x = Int(inset + freeX * spot.x / 100 + 0.5) - footprint.layoutBox.x
-                    y = Int(inset + freeY * spot.y / 100 + 0.5) - footprint.layoutBox.y
-                } else {
-                    let r = footprint.displayRect(xPercent: spot.x, yPercent: spot.y)
-                    (x, y) = (r.x, r.y)
+            scorer.maps.visibleCounts.withUnsafeBufferPointer { c in
+                for spot in spots {
+                    guard let mean = geometry.mean(at: spot, table: t, counts: c) else { continue }
+                    valid += 1
+                    above += mean >= value ? 1 : 0
+                    if above == RowScorer.exceedancesToStop { break }
                 }
-                let minX = max(map.scaleX * Double(x) + map.offsetX, content.minX)
-                let minY = max(map.scaleY * Double(y) + map.offsetY, content.minY)
-                let maxX = min(map.scaleX * (Double(x) + width) + map.offsetX, content.maxX)
-                let maxY = min(map.scaleY * (Double(y) + height) + map.offsetY, content.maxY)
-                guard maxX > minX, maxY > minY, (maxX - minX) * (maxY - minY) >= needed else { continue }
-                let x0 = min(DifferenceMaps.nearest(minX), mapWidth), x1 = min(DifferenceMaps.nearest(maxX), mapWidth)
-                let y0 = min(DifferenceMaps.nearest(minY), mapHeight), y1 = min(DifferenceMaps.nearest(maxY), mapHeight)
-                guard x1 > x0, y1 > y0 else { continue }
-                let sum = Double(t[y1 * stride + x1]) - Double(t[y0 * stride + x1]) - Double(t[y1 * stride + x0]) + Double(t[y0 * stride + x0])
-                valid += 1
-                above += sum / Double((x1 - x0) * (y1 - y0)) >= value ? 1 : 0
-                if above == RowScorer.exceedancesToStop { break }
             }
         }
         return DecoyCount(valid: valid, atLeast: above)
+    }
+
+    /// The value at every spot (nil where too little of the mark would be visible).
+    func values(_ spots: [(x: Double, y: Double)], table: [Float]) -> [Double?] {
+        let geometry = DecoyGeometry(footprint: footprint, scorer: scorer)
+        return table.withUnsafeBufferPointer { t in
+            scorer.maps.visibleCounts.withUnsafeBufferPointer { c in spots.map { geometry.mean(at: $0, table: t, counts: c) } }
+        }
+    }
+}
+
+/// A footprint's placement and rectangle mean, computed once per footprint for the decoy loops.
+struct DecoyGeometry {
+    let footprint: MarkFootprint
+    let inset: Double
+    /// Placement.origin's free room per axis; where a box does not fit, its own rule applies.
+    let freeX: Double, freeY: Double
+    let fits: Bool
+    let map: AxisAlignedMap
+    let width: Double, height: Double
+    let needed: Double
+    let stride: Int, mapWidth: Int, mapHeight: Int
+
+    init(footprint: MarkFootprint, scorer: RowScorer) {
+        self.footprint = footprint
+        inset = footprint.insetPixels
+        freeX = Double(footprint.displayWidth - footprint.layoutBox.width) - 2 * inset
+        freeY = Double(footprint.displayHeight - footprint.layoutBox.height) - 2 * inset
+        fits = freeX >= 0 && freeY >= 0 && !footprint.isTiled
+        map = scorer.displayToMap
+        width = Double(footprint.width)
+        height = Double(footprint.height)
+        needed = RowScorer.neededVisiblePixels(mappedArea: map.scaleX * width * map.scaleY * height)
+        stride = scorer.maps.width + 1
+        mapWidth = scorer.maps.width
+        mapHeight = scorer.maps.height
+    }
+
+    /// The display rectangle's origin at a spot, as `MarkFootprint.displayRect` places it.
+    @inline(__always)
+    func origin(at spot: (x: Double, y: Double)) -> (x: Int, y: Int) {
+        if fits {
+            // Placement.origin's `(inset + free · p / 100).rounded()`, for a value that is never negative here.
+            return (Int(inset + freeX * spot.x / 100 + 0.5) - footprint.layoutBox.x, Int(inset + freeY * spot.y / 100 + 0.5) - footprint.layoutBox.y)
+        }
+        let r = footprint.displayRect(xPercent: spot.x, yPercent: spot.y)
+        return (r.x, r.y)
+    }
+
+    /// `RowScorer.value` of the mark at `spot`, from the slot's table and the visible-pixel counts.
+    @inline(__always)
+    func mean(at spot: (x: Double, y: Double), table t: UnsafeBufferPointer<Float>, counts c: UnsafeBufferPointer<Float>) -> Double? {
+        let (x, y) = origin(at: spot)
+        let x0 = min(DifferenceMaps.nearest(map.scaleX * Double(x) + map.offsetX), mapWidth)
+        let x1 = min(DifferenceMaps.nearest(map.scaleX * (Double(x) + width) + map.offsetX), mapWidth)
+        let y0 = min(DifferenceMaps.nearest(map.scaleY * Double(y) + map.offsetY), mapHeight)
+        let y1 = min(DifferenceMaps.nearest(map.scaleY * (Double(y) + height) + map.offsetY), mapHeight)
+        guard x1 > x0, y1 > y0 else { return nil }
+        let a = y1 * stride + x1, b = y0 * stride + x1, d = y1 * stride + x0, e = y0 * stride + x0
+        let count = Double(c[a]) - Double(c[b]) - Double(c[d]) + Double(c[e])
+        guard count >= needed else { return nil }
+        return (Double(t[a]) - Double(t[b]) - Double(t[d]) + Double(t[e])) / count
     }
 }
 

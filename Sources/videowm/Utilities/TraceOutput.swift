@@ -24,18 +24,34 @@ enum TraceOutput {
             out += table([header] + lines)
         }
         let threshold = probability(LeakTraceReport.identificationThreshold)
-        if let best = report.identified.first {
-            out += "identified: row \(best.number) (line \(best.line)), false-match probability \(probability(best.score.falseMatchProbability))"
-                + " (threshold \(threshold))\n"
-            for other in report.identified.dropFirst() {
-                out += "also matching: row \(other.number) (line \(other.line)), false-match probability \(probability(other.score.falseMatchProbability))\n"
+        let identified = report.identified
+        if !identified.isEmpty {
+            for (index, row) in identified.enumerated() {
+                out += (index == 0 ? "identified: " : "also identified: ")
+                    + "row \(row.number) (line \(row.line)), false-match probability \(probability(row.score.falseMatchProbability))"
+                    + (index == 0 ? " (threshold \(threshold))" : "")
+                    + (identified.count > 1 || row.explains.count > 1 ? "; its marks explain \(spans(row.explains))" : "") + "\n"
             }
         } else if let best = report.ranking.first {
             out += "identified: nobody (best false-match probability \(probability(best.score.falseMatchProbability)), threshold \(threshold))\n"
         } else {
             out += "identified: nobody\n"
         }
+        if let forgery = report.forgery { out += "\(forgery)\n" }
+        if !report.keyed { out += "note: \(LeakTraceReport.unkeyedWarning)\n" }
         return out
+    }
+
+    /// "0:00.0–0:10.0, 0:30.0–0:40.0 of the leak".
+    static func spans(_ spans: [ClosedRange<Double>]) -> String {
+        guard !spans.isEmpty else { return "no single part of the leak" }
+        return spans.map { "\(clock($0.lowerBound))–\(clock($0.upperBound))" }.joined(separator: ", ") + " of the leak"
+    }
+
+    /// m:ss.s
+    private static func clock(_ seconds: Double) -> String {
+        let tenths = Int((max(0, seconds) * 10).rounded())
+        return String(format: "%d:%02d.%d", tenths / 600, tenths / 10 % 60, tenths % 10)
     }
 
     /// Columns padded to their widest cell, two spaces apart.
@@ -59,8 +75,13 @@ enum TraceOutput {
 
     /// The report as one JSON object with sorted keys.
     static func json(_ report: LeakTraceReport, request: LeakTraceRequest, top: Int) throws -> String {
+        struct Span: Encodable { var startSeconds: Double, endSeconds: Double }
         struct Row: Encodable {
             var rank: Int, row: Int, line: Int, values: [String: String], score: Double, falseMatchProbability: Double, slots: Int
+            var explains: [Span]?
+        }
+        struct Forgery: Encodable {
+            var message: String, unkeyedMatches: [Int], slotsWithMarks: Int, slots: Int
         }
         struct Crop: Encodable { var left: Double, right: Double, top: Double, bottom: Double }
         struct Alignment: Encodable {
@@ -70,10 +91,12 @@ enum TraceOutput {
             var leak: String, original: String, rows: Int, threshold: Double
             var alignment: Alignment?, problem: String?
             var identified: [Row], ranking: [Row]
+            var keyed: Bool, forgery: Forgery?, warning: String?
         }
-        func row(_ traced: TracedRow, rank: Int) -> Row {
+        func row(_ traced: TracedRow, rank: Int, spans: Bool = false) -> Row {
             Row(rank: rank, row: traced.number, line: traced.line, values: traced.values, score: rounded(traced.score.score, 3),
-                falseMatchProbability: traced.score.falseMatchProbability, slots: traced.score.slotsUsed)
+                falseMatchProbability: traced.score.falseMatchProbability, slots: traced.score.slotsUsed,
+                explains: spans ? traced.explains.map { Span(startSeconds: rounded($0.lowerBound, 2), endSeconds: rounded($0.upperBound, 2)) } : nil)
         }
         let ranks = Dictionary(uniqueKeysWithValues: report.ranking.enumerated().map { ($1.number, $0 + 1) })
         let alignment = report.alignment.map {
@@ -85,8 +108,14 @@ enum TraceOutput {
         }
         let document = Document(leak: request.leak, original: request.original, rows: report.rowCount,
                                 threshold: LeakTraceReport.identificationThreshold, alignment: alignment, problem: report.problem,
-                                identified: report.identified.map { row($0, rank: ranks[$0.number]!) },
-                                ranking: report.ranking.prefix(top).enumerated().map { row($1, rank: $0 + 1) })
+                                identified: report.identified.map { row($0, rank: ranks[$0.number]!, spans: true) },
+                                ranking: report.ranking.prefix(top).enumerated().map { row($1, rank: $0 + 1) },
+                                keyed: report.keyed,
+                                forgery: report.forgery.map {
+                                    Forgery(message: $0.description, unkeyedMatches: $0.unkeyedMatches.map(\.number),
+                                            slotsWithMarks: $0.slotsWithMarks, slots: $0.slots)
+                                },
+                                warning: report.keyed ? nil : LeakTraceReport.unkeyedWarning)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(document), as: UTF8.self)
