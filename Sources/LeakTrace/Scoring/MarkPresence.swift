@@ -5,7 +5,8 @@ import Overlay
 /// or one made with another key from an unmarked copy, when no row is identified.
 ///
 /// In each slot a mark-sized rectangle is slid over the picture on a grid a third of the mark
-/// apart (any mark lies mostly inside one of them), skipping where identified rows' marks were.
+/// apart (any mark lies mostly inside one of them), skipping every rectangle that touches an
+/// identified row's mark.
 /// A slot holds a mark when its strongest rectangle stands out from the slot's own rectangles
 /// by `outlierThreshold` robust standard deviations (median and median absolute deviation):
 /// re-encoding noise and the content's edges spread the values but rarely make one rectangle
@@ -58,7 +59,7 @@ public struct MarkPresence: Sendable {
                 guard let value else { continue }
                 let r = footprint.displayRect(xPercent: spot.x, yPercent: spot.y)
                 let rect = PlaneRect(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height))
-                if skip.contains(where: { $0.intersection(rect).area > 0.25 * rect.area }) { continue }
+                if skip.contains(where: { $0.intersection(rect).area > 0 }) { continue }
                 values.append(value)
                 if value > best?.value ?? -.infinity { best = (value, rect) }
             }

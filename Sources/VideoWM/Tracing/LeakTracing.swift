@@ -56,7 +56,7 @@ public struct LeakTraceReport: Sendable {
     }
 
     /// Marks in the leak that no row's (keyed) path explains.
-    public struct Forgery: Sendable {
+    public struct Forgery: Sendable, CustomStringConvertible {
         /// Rows whose path without the key the marks follow: drawn by someone who knew the
         /// row's text, not by the platform (only looked for when tracing with a key).
         public var unkeyedMatches: [TracedRow]
@@ -115,8 +115,9 @@ public struct LeakTraceReport: Sendable {
 /// With a key, marks that follow no row's keyed path are looked into: the paths without the
 /// key, and any mark-like spots at all (`MarkPresence`), so a forged leak names nobody and says so.
 public enum LeakTracing {
-    /// The width of the leak frames compared (the difference maps' size), at most.
-    static let analysisWidth = 320
+    /// The leak's frames are read at most this wide: large enough to find a lecture that fills
+    /// a third of a screen recording's width and still resample it to the maps' 320 pixels.
+    static let leakSampleWidth = 960
     /// The original's frames are read at about twice that, so warping them into the leak shrinks them.
     static let originalWidth = 640
     /// Keyframes farther apart than this (on average) cannot time a short leak; the original
@@ -181,7 +182,7 @@ final class TraceSession {
         let display = original.displaySize
         let analyzer = LeakAnalyzer(originalDisplayWidth: display.width, originalDisplayHeight: display.height,
                                     schedules: marks.schedules, visibility: marks.visibility)
-        let leakSize = leak.greySize(maximumWidth: LeakTracing.analysisWidth)
+        let leakSize = leak.greySize(maximumWidth: LeakTracing.leakSampleWidth)
         var leakFrames = try leak.everyFrame(width: leakSize.width, height: leakSize.height)
         var keyframes = ArrayFrameSource(try LeakTracing.lookOver(original, width: analyzer.thumbnailWidth))
         let spanSize = original.greySize(maximumWidth: LeakTracing.originalWidth)
@@ -256,7 +257,7 @@ final class TraceSession {
         }
         var excluded: [SlotKey: [PlaneRect]] = [:]
         for row in identified {
-            for evidence in rowMarks[row].evidence { excluded[evidence.slot, default: []].append(evidence.rect.insetBy(dx: -2, dy: -2)) }
+            for evidence in rowMarks[row].evidence { excluded[evidence.slot, default: []].append(evidence.rect) }
         }
         guard let footprint = Self.typicalFootprint(rowMarks) else { return nil }
         let presence = MarkPresence.scan(scorer, footprint: footprint, excluding: excluded)

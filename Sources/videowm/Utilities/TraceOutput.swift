@@ -30,7 +30,7 @@ enum TraceOutput {
                 out += (index == 0 ? "identified: " : "also identified: ")
                     + "row \(row.number) (line \(row.line)), false-match probability \(probability(row.score.falseMatchProbability))"
                     + (index == 0 ? " (threshold \(threshold))" : "")
-                    + (identified.count > 1 || row.explains.count > 1 ? "; its marks explain \(spans(row.explains))" : "") + "\n"
+                    + (identified.count > 1 ? "; its marks explain \(spans(row.explains))" : "") + "\n"
             }
         } else if let best = report.ranking.first {
             out += "identified: nobody (best false-match probability \(probability(best.score.falseMatchProbability)), threshold \(threshold))\n"
