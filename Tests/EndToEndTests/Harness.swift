@@ -35,11 +35,15 @@ struct Harness {
         return root.appendingPathComponent(".build/debug/videowm").path
     }()
 
+    /// Runs `executable`; `environment` adds to (or, with an empty value, removes from) the test's own.
     @discardableResult
-    func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Result {
+    func run(_ executable: String, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
+        }
         process.currentDirectoryURL = directory
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -64,8 +68,8 @@ struct Harness {
         try run(Self.videowmPath, arguments)
     }
 
-    func videowm(arguments: [String]) throws -> Result {
-        try run(Self.videowmPath, arguments)
+    func videowm(arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(Self.videowmPath, arguments, environment: environment)
     }
 
     /// Runs ffmpeg quietly and fails the test if it fails.

@@ -124,7 +124,7 @@ struct ArchitectureTests {
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
         "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
-        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch"],
+        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys"],
     ]
 
     /// Which folder declares each top-level type name (classes, structs, enums, protocols, type aliases).

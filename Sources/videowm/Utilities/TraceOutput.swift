@@ -13,6 +13,12 @@ enum TraceOutput {
                 + "\(request.original) from \(seconds(alignment.originalSpan.lowerBound)); crop left \(percent(crops.left)), "
                 + "right \(percent(crops.right)), top \(percent(crops.top)), bottom \(percent(crops.bottom)); "
                 + "picture match \(String(format: "%.3f", alignment.correlation)); \(alignment.slots) slot\(alignment.slots == 1 ? "" : "s") compared\n"
+            let picture = alignment.pictureInLeak
+            if picture.width < Double(alignment.leakWidth) * 0.95 || picture.height < Double(alignment.leakHeight) * 0.95 {
+                out += "the lecture fills (\(Int(picture.minX.rounded())), \(Int(picture.minY.rounded())))–"
+                    + "(\(Int(picture.maxX.rounded())), \(Int(picture.maxY.rounded()))) of the leak's \(alignment.leakWidth)×\(alignment.leakHeight) picture "
+                    + "(\(percent(picture.width / Double(alignment.leakWidth))) of its width)\n"
+            }
         }
         let shown = Array(report.ranking.prefix(top))
         if !shown.isEmpty {
@@ -84,8 +90,12 @@ enum TraceOutput {
             var message: String, unkeyedMatches: [Int], slotsWithMarks: Int, slots: Int
         }
         struct Crop: Encodable { var left: Double, right: Double, top: Double, bottom: Double }
+        struct Picture: Encodable { var x: Double, y: Double, width: Double, height: Double }
         struct Alignment: Encodable {
             var offsetSeconds: Double, originalStartSeconds: Double, originalEndSeconds: Double, crop: Crop, correlation: Double, slots: Int
+            var leakWidth: Int, leakHeight: Int
+            /// Where the lecture was found in the leak's picture, leak pixels.
+            var picture: Picture
         }
         struct Document: Encodable {
             var leak: String, original: String, rows: Int, threshold: Double
@@ -104,7 +114,9 @@ enum TraceOutput {
                       originalEndSeconds: rounded($0.originalSpan.upperBound, 3),
                       crop: Crop(left: rounded($0.crops.left, 4), right: rounded($0.crops.right, 4), top: rounded($0.crops.top, 4),
                                  bottom: rounded($0.crops.bottom, 4)),
-                      correlation: rounded($0.correlation, 4), slots: $0.slots)
+                      correlation: rounded($0.correlation, 4), slots: $0.slots, leakWidth: $0.leakWidth, leakHeight: $0.leakHeight,
+                      picture: Picture(x: rounded($0.pictureInLeak.minX, 1), y: rounded($0.pictureInLeak.minY, 1),
+                                       width: rounded($0.pictureInLeak.width, 1), height: rounded($0.pictureInLeak.height, 1)))
         }
         let document = Document(leak: request.leak, original: request.original, rows: report.rowCount,
                                 threshold: LeakTraceReport.identificationThreshold, alignment: alignment, problem: report.problem,
