@@ -7,7 +7,7 @@ import TestSupport
 /// 300 rows: the copies of rows 17, 77 and 150 averaged two and three at a time, and switched
 /// between every 10 s, each leak 80 s re-encoded at CRF 30 (the 120 s, shortened: the
 /// README's table has the full length, `scripts/trace-table`); every colluder is identified and
-/// nobody else. An unmarked copy and a copy made with another key identify nobody; and over 240
+/// nobody else. An unmarked copy and a copy made with another key identify nobody; and over 200
 /// innocent trials (those two leaks scored under 120 other keys each: under a key that did not
 /// make them, every row is innocent) no row reaches a false-match probability more often than
 /// the probability says.
@@ -45,7 +45,7 @@ struct CollusionTests {
     }
 
     /// Under a key that did not make the leak, every row is innocent: the rows' paths are then
-    /// as unrelated to the leak as an innocent student's. 240 such trials of 300 rows each; the
+    /// as unrelated to the leak as an innocent student's. 200 such trials of 300 rows each; the
     /// share of trials in which the best row's false-match probability is at most α must not
     /// exceed α by more than chance allows (three binomial standard deviations, plus one).
     @Test func falseMatchProbabilitiesAreCalibrated() throws {
@@ -80,8 +80,8 @@ final class CollusionMedia: @unchecked Sendable {
     static let shared = Result { try CollusionMedia() }
     static let leakStart = 10.0, leakSeconds = 80.0
     /// Keys each of the two leaks is scored under; `VIDEOWM_CALIBRATION_KEYS` asks for more
-    /// (`scripts/trace-table --calibration` uses 1000 for the README's figures).
-    static let keysPerLeak = ProcessInfo.processInfo.environment["VIDEOWM_CALIBRATION_KEYS"].flatMap { Int($0) } ?? 120
+    /// (`scripts/trace-table --tables calibration` uses 500 for the README's figures).
+    static let keysPerLeak = ProcessInfo.processInfo.environment["VIDEOWM_CALIBRATION_KEYS"].flatMap { Int($0) } ?? 100
 
     let base: TraceMedia
     let students: String
