@@ -12,7 +12,7 @@
 ///   front of the encoder's pictures too.
 /// - VP9: nothing to do.
 struct SpliceBitstream: Sendable {
-    let codec: SpliceCodec
+    let codec: VideoCodec
     /// Framing of the input's packets (nil for VP9).
     let inputFraming: NALFraming?
     /// Framing of the output's packets: Annex B for MPEG-TS, else the input's.
@@ -27,13 +27,13 @@ struct SpliceBitstream: Sendable {
     ///   - inputExtradata: the input stream's codec header (avcC, hvcC, Annex B or empty).
     ///   - encoderHeader: the encoder's global header (Annex B; x264 with `sps-id` set to an id the input does not use).
     ///   - annexBOutput: the container wants Annex B (MPEG-TS).
-    init(codec: SpliceCodec, inputFraming: NALFraming?, inputExtradata: [UInt8], inputParameterSets: [NALUnit],
+    init(codec: VideoCodec, inputFraming: NALFraming?, inputExtradata: [UInt8], inputParameterSets: [NALUnit],
          encoderHeader: [UInt8], annexBOutput: Bool) throws(ParameterSetError) {
         self.codec = codec
         self.inputFraming = inputFraming
         self.inputParameterSets = inputParameterSets
         encoderParameterSets = annexBUnits(encoderHeader).filter { isParameterSet($0, codec: codec) }
-        guard codec != .vp9, let inputFraming else {
+        guard codec.usesNALUnits, let inputFraming else {
             outputFraming = nil
             extradata = inputExtradata
             return

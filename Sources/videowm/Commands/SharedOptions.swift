@@ -69,7 +69,7 @@ struct EncodeOptions {
 
     static var options: OptionGroup<Self> {
         OptionGroup("Encode options", [
-            .choice("--codec", placeholder: "NAME", among: EncodeSettings.VideoCodec.allCases,
+            .choice("--codec", placeholder: "NAME", among: VideoCodec.allCases,
                     help: "h264 (default), hevc, vp9 (default for .webm), av1") { $0.settings.codec = $1 },
             .integer("--crf", range: 0...63, help: "constant quality, lower is better: x264/x265 0…51, VP9/AV1 0…63 (default per codec)") { $0.settings.crf = $1 },
             .parsed("--preset", placeholder: "NAME", help: "encoder preset: x264/x265 ultrafast…placebo; VP9 speed 0…8, AV1 0…13 (higher is faster)",
@@ -111,7 +111,7 @@ struct EncodeOptions {
         if settings.crf != nil && settings.bitRate != nil {
             throw UsageError("--crf and --bitrate exclude each other", command: command)
         }
-        try settings.validate(forOutput: output)
+        try settings.validate(for: OutputTarget(path: output))
     }
 
     private static func keyframeInterval(_ text: String, option: String, command: String) throws -> KeyframeInterval {
