@@ -68,7 +68,8 @@ final class SplicedVideo {
         do {
             bitstream = try SpliceBitstream(codec: job.codec, inputFraming: job.index.framing, inputExtradata: stream.extradata,
                                             inputParameterSets: job.index.parameterSets, encoderHeader: encoderHeader,
-                                            annexBOutput: muxer.formatName == "mpegts")
+                                            annexBOutput: muxer.formatName == "mpegts",
+                                            allowingFrameNumGaps: job.plan.spans.contains { $0.keyframeBecomingIDR != nil })
         } catch {
             throw SpliceSink.Failure(reason: "\(error)")
         }
