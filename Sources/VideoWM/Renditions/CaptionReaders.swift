@@ -16,11 +16,14 @@ enum SubRipReader {
             // An optional cue number, then the timing line.
             var timingIndex = index
             if !lines[index].contains("-->") {
-                guard lines[index].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber), index + 1 < lines.count,
-                      lines[index + 1].contains("-->") else {
+                guard lines[index].trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber) else {
                     throw CaptionText.problem(file, line: blockStart + 1, "expected a cue number or a timing line such as 00:00:01,000 --> 00:00:04,000, got '\(lines[index].prefix(60))'")
                 }
                 timingIndex = index + 1
+                guard timingIndex < lines.count, lines[timingIndex].contains("-->") else {
+                    let got = timingIndex < lines.count ? lines[timingIndex] : "the end of the file"
+                    throw CaptionText.problem(file, line: timingIndex + 1, "expected the timing line of cue \(lines[index].trimmingCharacters(in: .whitespaces)), such as 00:00:01,000 --> 00:00:04,000, got '\(got.prefix(60))'")
+                }
             }
             let (start, end) = try CaptionText.timing(lines[timingIndex], file: file, line: timingIndex + 1, decimalSeparators: [",", "."]).times
             index = timingIndex + 1

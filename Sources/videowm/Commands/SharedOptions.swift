@@ -4,7 +4,8 @@ import Animation
 import Overlay
 import VideoWM
 
-// The option groups several commands share. A command includes a group with
+// The option groups several commands share (over 300 lines: each group is short, and they
+// are kept together so that commands agree). A command includes a group with
 // `Group.options.lifted(\.itsProperty)`; the group's help is printed under its title on that
 // command's page.
 
