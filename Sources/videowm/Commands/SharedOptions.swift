@@ -261,11 +261,13 @@ struct HLSOptions {
             .parsed("--ladder", placeholder: "auto|HEIGHT[:RATE],…", help: """
                     renditions of a multivariant playlist: auto (the input's size, at most 1080 lines, then 720, 540 and 360 \
                     below it) or heights with optional bit rates, e.g. 1080:5M,720:2800k,360 (a height without a rate gets \
-                    Apple's HLS authoring rate for it; heights above the input's are capped at it, with a notice)
+                    Apple's HLS authoring rate for it; heights above the input's are capped at it, with a notice); \
+                    not written by this build yet (exit 64)
                     """, example: "720,360", parse: ladderRequest) { $0.ladder = $1 },
             .parsed("--subtitles", placeholder: "FILE[:LANG[:NAME]]", help: """
                     a caption file (.srt or .vtt) to offer as a WebVTT subtitle rendition, with its language (en, pt-BR; \
-                    default from a name like talk.de.srt, else und) and the name players list (repeatable)
+                    default from a name like talk.de.srt, else und) and the name players list (repeatable); \
+                    not written by this build yet (exit 64)
                     """, example: "talk.srt:en:English", parse: sidecar) { $0.subtitles.append($1) },
         ])
     }
