@@ -118,6 +118,8 @@ struct ArchitectureTests {
         "Stills": ["Errors", "Support", "Media"],
         "SmartRendering": ["Errors", "Support", "Media"],
         "HLS": ["Errors", "Support", "Media"],
+        // The ladder, multivariant playlists, CODECS strings and WebVTT captions (docs/hls.md, "Renditions").
+        "Renditions": ["Errors", "Support", "Media", "HLS"],
         "Pipeline": ["Errors", "Support", "Media", "SmartRendering", "HLS"],
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
