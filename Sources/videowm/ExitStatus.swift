@@ -1,5 +1,6 @@
 import Overlay
 import VideoWM
+import VideoWMServe
 
 /// Process exit codes, from BSD's sysexits.h, as SPEC.md lists them.
 enum ExitStatus: Int32, Sendable, Comparable {
@@ -36,8 +37,10 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .interrupted
     case is NobodyIdentified:
         return .nobodyIdentified
-    case is ResourceError:
+    case is ResourceError, is ListenError:
         return .resourcesExhausted
+    case is CacheError:
+        return .cannotCreate
     case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError:
         return .usage
     case is InputError:
