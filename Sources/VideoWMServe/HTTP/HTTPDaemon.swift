@@ -120,6 +120,8 @@ final class RequestExchange: @unchecked Sendable {
     private var ready: HTTPResponse?
     var status = 0
     var bodyBytes: UInt64 = 0
+    /// Whether the application has been asked (polling thread only).
+    var dispatched = false
 
     init(request: HTTPRequest, client: String) {
         self.request = request
@@ -142,23 +144,31 @@ private func core(_ context: UnsafeMutableRawPointer?) -> DaemonCore {
 private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, uploadSize, requestContext in
     guard let connection, let url, let method, let requestContext else { return .NO }
     let core = core(context)
-    if let existing = requestContext.pointee {
-        let exchange = Unmanaged<RequestExchange>.fromOpaque(existing).takeUnretainedValue()
-        if let uploadSize, uploadSize.pointee > 0 {
-            uploadSize.pointee = 0  // a request body: not read by any route; dropped
-            return .YES
-        }
+    guard let existing = requestContext.pointee else {
+        // The first call, with the header only. Answering now would make libmicrohttpd close
+        // the connection after the response (it cannot know the request has no body), so the
+        // answer waits for the next call, which comes once the request is complete.
+        let request = HTTPRequest(method: text(method), path: text(url),
+                                  query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+                                  headers: values(of: connection, kind: .HEADER_KIND))
+        let exchange = RequestExchange(request: request, client: clientAddress(of: connection))
+        requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        core.began()
+        if let socketContext = vwm_mhd_connection_context(connection) { core.watchdog.requestArrived(socketContext) }
+        return .YES
+    }
+    let exchange = Unmanaged<RequestExchange>.fromOpaque(existing).takeUnretainedValue()
+    if let uploadSize, uploadSize.pointee > 0 {
+        uploadSize.pointee = 0  // a request body: no route reads one; dropped
+        return .YES
+    }
+    if exchange.dispatched {
+        // Resumed: the render's response is ready.
         guard let response = exchange.takeResponse() else { return .YES }
         return queue(response, for: exchange, on: connection)
     }
-    let request = HTTPRequest(method: text(method), path: text(url),
-                              query: values(of: connection, kind: .GET_ARGUMENT_KIND),
-                              headers: values(of: connection, kind: .HEADER_KIND))
-    let exchange = RequestExchange(request: request, client: clientAddress(of: connection))
-    requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
-    core.began()
-    if let socketContext = vwm_mhd_connection_context(connection) { core.watchdog.requestArrived(socketContext) }
-    switch core.handler.respond(to: request) {
+    exchange.dispatched = true
+    switch core.handler.respond(to: exchange.request) {
     case .now(let response):
         return queue(response, for: exchange, on: connection)
     case .later(let deferred):

@@ -21,6 +21,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         } else {
             guard let colon = text.lastIndex(of: ":") else { return nil }
             host = text[..<colon]
+            guard !host.contains(":") else { return nil }  // an IPv6 address needs its brackets
             portText = text[text.index(after: colon)...]
         }
         guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(portText) else { return nil }
