@@ -39,7 +39,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         let core = DaemonCore(handler: handler, watchdog: ConnectionWatchdog(headerDeadline: settings.headerDeadlineSeconds))
         let reference = Unmanaged.passRetained(core)
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
-            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue) | UInt32(MHD_USE_ERROR_LOG.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if address.family == .ipv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         errno = 0
         let started = address.withSocketAddress { socketAddress in
