@@ -59,6 +59,6 @@ let package = Package(
         .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "VideoWM", "TestSupport"]),
         .testTarget(name: "LeakTraceTests", dependencies: ["LeakTrace", "Overlay", "Animation", "TestSupport"]),
         // The command line's option declarations against its help pages and the README.
-        .testTarget(name: "CommandLineTests", dependencies: ["videowm"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["videowm", "VideoWMServe"]),
     ]
 )

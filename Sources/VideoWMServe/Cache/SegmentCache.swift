@@ -240,5 +240,10 @@ public struct CacheError: Error, CustomStringConvertible {
     public let path: String
     public let operation: String
     public let code: Int32
+    public init(path: String, operation: String, code: Int32) {
+        self.path = path
+        self.operation = operation
+        self.code = code
+    }
     public var description: String { "\(path): \(operation) failed: \(String(cString: strerror(code)))" }
 }

@@ -87,6 +87,10 @@ public final class HTTPDaemon: @unchecked Sendable {
 public struct ListenError: Error, CustomStringConvertible {
     public let address: ListenAddress
     public let code: Int32
+    public init(address: ListenAddress, code: Int32) {
+        self.address = address
+        self.code = code
+    }
     public var description: String {
         let reason = code != 0 ? String(cString: strerror(code)) : "the HTTP library could not start"
         return "cannot listen on \(address): \(reason)"
