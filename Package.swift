@@ -22,6 +22,9 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         // HEIC/HEIF stills (iPhone photos) are decoded by libheif.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // OpenSSL's libcrypto: HMAC-SHA256, random bytes and constant-time comparison for keys (Sources/VideoWM/Keys).
+        // FFmpeg's libraries load it into the process already, so it adds no memory.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
         // Text shaping (HarfBuzz) and bidirectional reordering (FriBidi).
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
@@ -43,7 +46,7 @@ let package = Package(
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
         .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CCrypto", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
         // `videowm serve`: the HTTP origin, a thin layer over VideoWM (tokens, routes, cache, render pool).
         .target(name: "VideoWMServe", dependencies: ["VideoWM", "CMicroHTTPD", "CProcessGuard"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),

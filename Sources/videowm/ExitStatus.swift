@@ -37,11 +37,12 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .interrupted
     case is NobodyIdentified:
         return .nobodyIdentified
-    case is ResourceError, is ListenError:
+    case is ResourceError, is CryptoError, is ListenError:
+        // libcrypto fails only when memory or the system's random source gives out.
         return .resourcesExhausted
     case is CacheError:
         return .cannotCreate
-    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError:
+    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError, is KeyFileError:
         return .usage
     case is InputError:
         return .noInput

@@ -34,6 +34,9 @@ struct ExitStatusTests {
             (InterruptedError(), .interrupted),
             (NobodyIdentified(), .nobodyIdentified),
             (TextEngineError(.fontEngineFailed(operation: "FT_Init_FreeType", reason: "out of memory")), .dataError),
+            (KeyFileError(file: "platform.key", problem: .accessibleByOthers(mode: 0o100644)), .usage),
+            (KeyFileError(file: "platform.key", problem: .wrongSize(bytes: 31, expected: 32...32)), .usage),
+            (CryptoError(operation: "RAND_bytes"), .resourcesExhausted),
         ]
         for (error, status) in cases {
             #expect(exitStatus(for: error) == status, "\(error)")

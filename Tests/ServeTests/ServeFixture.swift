@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 @testable import VideoWMServe
 
 /// A library in a temporary folder, a token key, and an origin server on a free loopback port
@@ -9,6 +10,7 @@ final class ServeFixture: @unchecked Sendable {
     let library: String
     let cacheFolder: String
     let tokenKey: [UInt8]
+    var secretKey: SecretKey { SecretKey(bytes: tokenKey) }
     let indexer: TestIndexer
     var server: OriginServer!
     let logLines = LogLines()
@@ -33,7 +35,7 @@ final class ServeFixture: @unchecked Sendable {
     }
 
     func start(workers: Int = 2, queue: Int = 16, cacheBytes: UInt64 = 1 << 30, http: HTTPDaemon.Settings = HTTPDaemon.Settings()) throws -> OriginServer {
-        var settings = OriginServer.Settings(library: library, listen: ListenAddress("127.0.0.1:0")!, tokenKey: tokenKey,
+        var settings = OriginServer.Settings(library: library, listen: ListenAddress("127.0.0.1:0")!, tokenKey: secretKey,
                                              cacheFolder: cacheFolder, cacheBytes: cacheBytes, workers: workers, queue: queue)
         settings.http = http
         let lines = logLines

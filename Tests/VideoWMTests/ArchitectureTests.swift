@@ -54,6 +54,15 @@ struct ArchitectureTests {
         }
     }
 
+    /// libcrypto has its owning wrappers in Keys, and nothing else calls it.
+    @Test func onlyKeysTouchesLibcrypto() throws {
+        for folder in ["Sources/VideoWM", "Sources/videowm", "Sources/LeakTrace", "Sources/Overlay", "Sources/Animation"] {
+            for (path, text) in try Self.swiftFiles(under: folder) where Self.folder(of: path) != "Keys" || !path.hasPrefix("Sources/VideoWM/") {
+                #expect(Self.codeLines(text, containing: "import CCrypto").isEmpty, "\(path) imports libcrypto")
+            }
+        }
+    }
+
     // MARK: Errors
 
     /// Exit codes are the command line's business: the library reports what went wrong.
@@ -104,6 +113,8 @@ struct ArchitectureTests {
         "Support": ["Errors"],
         "Media": ["Errors", "Support"],
         "Config": ["Errors", "Support"],
+        // HMAC, HKDF, random bytes and key files over libcrypto: used by whatever marks or traces with a key.
+        "Keys": ["Errors", "Support"],
         "Stills": ["Errors", "Support", "Media"],
         "SmartRendering": ["Errors", "Support", "Media"],
         "HLS": ["Errors", "Support", "Media"],

@@ -68,10 +68,10 @@ final class Muxer {
     }
 
     /// Whether the container for `target`'s extension can hold a stream of `codec`; a muxer
-    /// without a codec list (MPEG-TS) is taken at its word that it can.
+    /// that does not say (GIF) is not refused here.
     static func format(forTarget target: String, accepts codec: CodecID) -> Bool {
         guard let format = av_guess_format(nil, target, nil) else { return false }
-        return avformat_query_codec(format, codec.av, FF_COMPLIANCE_NORMAL) != 0
+        return ContainerFormat.answer(of: format, holding: codec.av) != .no
     }
 
     var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
@@ -80,7 +80,7 @@ final class Muxer {
     func accepts(_ codec: CodecID) -> Bool {
         // FFmpeg 5.1's MP4 muxer lists FLAC but refuses it at write time as experimental.
         if codec == .flac && isMP4Family { return false }
-        return avformat_query_codec(context.pointee.oformat, codec.av, FF_COMPLIANCE_NORMAL) == 1
+        return ContainerFormat.answer(of: context.pointee.oformat, holding: codec.av) == .yes
     }
 
     /// Whether the container can hold what the encoder named `name` produces.

@@ -59,13 +59,9 @@ extension EncodeSettings.VideoCodec {
         return Self.x26xPresets.joined(separator: ", ")
     }
 
-    /// Containers whose muxer does not answer when asked but is known to carry these codecs
-    /// (FFmpeg's MPEG-TS muxer writes H.264 and HEVC).
-    static let codecsOfUnlistedMuxers: [String: Set<EncodeSettings.VideoCodec>] = ["mpegts": [.h264, .hevc]]
-
-    /// Refuses an output whose container cannot hold this codec (H.264 in WebM, any video in
-    /// a .png or .gif): the muxer says so, or, for a muxer that does not say, it is not known
-    /// to carry the codec and its own default video codec is another.
+    /// Refuses an output whose container cannot hold this codec (H.264 in WebM, VP9 in MPEG-TS,
+    /// any video in a .png or .gif): the container says so (`ContainerFormat`), or, for a muxer
+    /// that does not say, its own default video codec is another.
     func checkContainer(of output: String) throws(RequestError) {
         let ext = (output as NSString).pathExtension
         guard let container = ContainerFormat(forOutput: output) else {
@@ -76,7 +72,7 @@ extension EncodeSettings.VideoCodec {
         case .yes: holds = true
         case .no: holds = false
         case .notSaid:
-            holds = Self.codecsOfUnlistedMuxers[container.name]?.contains(self) ?? container.isDefaultVideo(ofEncoder: encoderName)
+            holds = container.isDefaultVideo(ofEncoder: encoderName)
         }
         guard !holds else { return }
         let alternatives = EncodeSettings.VideoCodec.allCases.filter { container.holds(outputOf: $0.encoderName) == .yes }

@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// A student's access to one lecture, as the platform signed it: a JSON Web Token (RFC 7519)
 /// in JWS compact form, HMAC-SHA256 (`alg: HS256`) only, with the claims `lecture` (the
@@ -27,10 +28,9 @@ public enum TokenRejection: String, Error, Sendable {
 
 /// Checks tokens against the platform's token key.
 public struct TokenVerifier: Sendable {
-    private let key: [UInt8]
+    private let key: SecretKey
 
-    public init(key: [UInt8]) {
-        precondition(!key.isEmpty, "an empty token key")
+    public init(key: SecretKey) {
         self.key = key
     }
 
@@ -59,8 +59,8 @@ public struct TokenVerifier: Sendable {
         // RFC 7515 §4.1.11: an extension the recipient does not understand makes the token invalid.
         guard header.crit == nil else { return .failure(.criticalExtension) }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        let expected = TokenCrypto.hmacSHA256(key: key, message: signingInput)
-        guard TokenCrypto.constantTimeEqual(expected, signature) else { return .failure(.signature) }
+        guard let expected = TokenCrypto.hmacSHA256(key: key, message: signingInput),
+              TokenCrypto.constantTimeEqual(expected, signature) else { return .failure(.signature) }
         guard let claims = try? JSONDecoder().decode(Claims.self, from: Data(payloadBytes)), claims.exp.isFinite,
               claims.nbf?.isFinite ?? true else { return .failure(.claims) }
         guard !claims.vars.isEmpty else { return .failure(.noVariables) }
@@ -74,7 +74,8 @@ public struct TokenVerifier: Sendable {
     /// hex digits of an HMAC under the token key, so it says nothing of the variables to
     /// anyone without the key, and the same variables always get the same name (a renewed
     /// token keeps the student's cached segments).
-    public func studentName(for variables: [String: String]) -> String {
+    /// Nil only when libcrypto cannot allocate.
+    public func studentName(for variables: [String: String]) -> String? {
         var message = Array("videowm-serve student\u{0}".utf8)
         for (name, value) in variables.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
             for field in [name, value] {
@@ -82,7 +83,7 @@ public struct TokenVerifier: Sendable {
                 message += withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init) + bytes
             }
         }
-        return Hex.string(TokenCrypto.hmacSHA256(key: key, message: message).prefix(16))
+        return TokenCrypto.hmacSHA256(key: key, message: message).map { Hex.string($0.prefix(16)) }
     }
 }
 

@@ -108,7 +108,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         guard case .ready(let entry) = library.lookup(name) else { return refuse(notFound) }
         guard let token, case .success(let access) = verifier.verify(token, for: name) else { return .now(forbidden) }
         if let revision = route.revision, revision != entry.definition.revision { return refuse(notFound) }
-        let student = verifier.studentName(for: access.variables)
+        guard let student = verifier.studentName(for: access.variables) else { return .now(.text(503, "out of memory", headers: [("Retry-After", "1")])) }
         if case .own(_, let owner, _) = route, owner != student { return .now(forbidden) }
         let request = Authorised(name: name, route: route, token: token, access: access, student: student, entry: entry,
                                  http: request, authorizeOnly: authorizeOnly)

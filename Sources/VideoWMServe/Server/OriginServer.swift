@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// `videowm serve`: the HTTP origin for per-student HLS, put together — the HTTP daemon, the
 /// lecture library, the token verifier, the cache and the render pool — and taken apart in
@@ -7,7 +8,7 @@ public final class OriginServer: @unchecked Sendable {
     public struct Settings: Sendable {
         public var library: String
         public var listen: ListenAddress
-        public var tokenKey: [UInt8]
+        public var tokenKey: SecretKey
         public var cacheFolder: String
         public var cacheBytes: UInt64
         public var workers: Int
@@ -19,7 +20,7 @@ public final class OriginServer: @unchecked Sendable {
         public var revisionSalt: [UInt8]
         public var http = HTTPDaemon.Settings()
 
-        public init(library: String, listen: ListenAddress, tokenKey: [UInt8], cacheFolder: String, cacheBytes: UInt64,
+        public init(library: String, listen: ListenAddress, tokenKey: SecretKey, cacheFolder: String, cacheBytes: UInt64,
                     workers: Int, queue: Int, playerFolder: String? = nil, revisionSalt: [UInt8] = []) {
             self.library = library
             self.listen = listen

@@ -78,12 +78,15 @@ struct ServeCommand: ToolCommand {
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isFolder), isFolder.boolValue else {
             throw InputError.missing(library)
         }
-        let tokenKey = try Self.readKey(tokenKeyFile!)
+        // The token key as the platform shares it: the file's bytes, 32 to 4096 (RFC 7518 §3.2:
+        // at least 256 bits for HS256), owner-only as every key file.
+        let tokenKey = try SecretKey.read(fromFile: tokenKeyFile!, byteCounts: 32...4096)
         var salt = Array("videowm \(CommandLineTool.version)\u{0}".utf8)
         if let markKeyFile {
-            // The marks' key changes every student's marked bytes: its digest goes into each
-            // lecture's revision, so a new key never serves files made with the old one.
-            salt += ContentDigest.sha256(Array("videowm-serve mark key\u{0}".utf8) + (try Self.readKey(markKeyFile)))
+            // The marks' key changes every student's marked bytes: a code made with it goes into
+            // each lecture's revision, so a new key never serves files made with the old one.
+            let markKey = try SecretKey.read(fromFile: markKeyFile)
+            salt += try HMACSHA256.authenticationCode(for: Array("videowm-serve revision".utf8), key: markKey)
         }
         var settings = OriginServer.Settings(library: library, listen: listen, tokenKey: tokenKey,
                                              cacheFolder: cache ?? (library as NSString).appendingPathComponent(".videowm-cache"),
@@ -99,16 +102,6 @@ struct ServeCommand: ToolCommand {
         log.event("draining: finishing requests in flight (at most \(drainSeconds) s)")
         let finished = server.drain(seconds: drainSeconds)
         log.event(finished ? "stopped" : "stopped; requests still waiting were answered 503")
-    }
-
-    /// A key file's bytes, exactly (RFC 7518 §3.2: an HS256 key has at least 256 bits).
-    static func readKey(_ path: String) throws -> [UInt8] {
-        guard FileManager.default.fileExists(atPath: path) else { throw InputError.missing(path) }
-        guard let bytes = FileManager.default.contents(atPath: path) else { throw InputError.missing(path) }
-        guard bytes.count >= 32 else {
-            throw UsageError("\(path): a key must hold at least 32 bytes (it holds \(bytes.count)); 'videowm keygen FILE' makes one", command: name)
-        }
-        return Array(bytes)
     }
 }
 
