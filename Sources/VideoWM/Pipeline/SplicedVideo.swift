@@ -41,7 +41,8 @@ final class SplicedVideo {
     private let scratchPacket: Packet
     private(set) var picturesEncoded = 0
 
-    init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, muxer: Muxer, target: String,
+    /// - Parameter timecode: the stream's timecode clock for `{timecode}`, as a full render has it.
+    init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, timecode: Timecode?, muxer: Muxer, target: String,
          warn: @escaping WarningHandler) throws {
         self.job = job
         let stream = source.stream, video = source.video
@@ -79,11 +80,8 @@ final class SplicedVideo {
                                                      tag: bitstream.sampleEntryTag(mp4: muxer.container.family == .mp4))
         sink = SpliceSink(destination: output, timeBase: stream.timeBase, plan: job.plan, decodeTimestamps: job.index.decodeTimestamps,
                           bitstream: bitstream, file: target)
-        try LayerError.rethrowing {
-            try compositor.prepare(storedWidth: video.width, storedHeight: video.height, rotation: video.rotation, pixelAspect: video.pixelAspect)
-        }
-        marker = FrameMarker(compositor: compositor, targetFormat: video.pixelFormat, rotation: video.rotation, pixelAspect: video.pixelAspect,
-                             file: source.path, pictureWidth: video.width, pictureHeight: video.height, warn: warn)
+        marker = try FrameMarker.prepared(compositor: compositor, video: video, timecode: timecode, file: source.path, format: video.pixelFormat,
+                                          outputWidth: video.width, outputHeight: video.height, warn: warn)
     }
 
     /// The encoder parameter sets the sample entry lists; every span's encoder must write the same.

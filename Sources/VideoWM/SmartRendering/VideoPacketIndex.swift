@@ -15,6 +15,10 @@ struct VideoPacketIndex: Sendable {
     var parameterSets: [NALUnit]
     /// H.264 `seq_parameter_set_id`s and `pic_parameter_set_id`s in use, so the encoder can take another.
     var usedH264ParameterSetIDs: Set<Int>
+    /// The packets of the other streams asked for, by stream index, in the order read.
+    var otherStreams: [Int: [StreamPacketTimes]] = [:]
+    /// Where the file's timestamps jumped and were shifted to follow on (MPEG-TS), as `InputFile` says.
+    var timestampJumps: [(atSeconds: Double, shiftSeconds: Double)] = []
 
     /// Why a stream cannot be indexed for splicing (a reason for `--render`).
     enum Refusal: Error, Equatable, CustomStringConvertible {
@@ -34,18 +38,22 @@ struct VideoPacketIndex: Sendable {
     /// Reads every packet of `path`'s stream `streamIndex` (a file opened anew, so the caller's
     /// demuxer keeps its place). Throws `Refusal` for a stream the splice cannot handle, and the
     /// input's own errors for a file that cannot be read.
-    /// - Parameter reorderDelay: the stream's declared reordering delay (FFmpeg's `video_delay`), used
-    ///   when decode timestamps must be made up.
-    static func read(path: String, streamIndex: Int, codec: VideoCodec, reorderDelay: Int) throws -> VideoPacketIndex {
+    /// - Parameters:
+    ///   - codec: the video's codec, nil for one this tool does not encode (no NAL units read).
+    ///   - reorderDelay: the stream's declared reordering delay (FFmpeg's `video_delay`), used
+    ///     when decode timestamps must be made up.
+    ///   - otherStreams: streams whose packets' timestamps are kept too (an HLS presentation's audio).
+    static func read(path: String, streamIndex: Int, codec: VideoCodec?, reorderDelay: Int,
+                     otherStreams: Set<Int> = []) throws -> VideoPacketIndex {
         let input = try InputFile(path: path)
         let stream = input.stream(streamIndex)
         let extradata = stream.extradata
         let framing: NALFraming?
         var parameterSets: [NALUnit] = []
         switch codec {
-        case .vp9, .av1:
+        case nil, .vp9?, .av1?:
             framing = nil
-        case .h264, .hevc:
+        case .some(let codec):
             if extradata.first == 1 {
                 do {
                     if codec == .h264 {
@@ -75,12 +83,18 @@ struct VideoPacketIndex: Sendable {
         let packet = try Packet()
         while try input.read(into: packet) {
             defer { packet.unref() }
-            guard packet.streamIndex == streamIndex else { continue }
+            guard packet.streamIndex == streamIndex else {
+                if otherStreams.contains(packet.streamIndex) {
+                    index.otherStreams[packet.streamIndex, default: []].append(
+                        StreamPacketTimes(pts: packet.presentationTimestamp, dts: packet.decodeTimestamp, duration: packet.duration))
+                }
+                continue
+            }
             try Interruption.throwIfRequested()
             guard let pts = packet.presentationTimestamp else { throw Refusal.missingTimestamps }
             if packet.decodeTimestamp == nil { missingDecodeTimestamps = true }
             var summary = PacketNALSummary()
-            if let framing {
+            if let framing, let codec {
                 let bytes = UnsafeRawBufferPointer(packet.bytes)
                 summary = PacketNALSummary(packet: bytes, framing: framing, codec: codec)
                 for range in nalUnitRanges(in: bytes, framing: framing) {
@@ -94,6 +108,7 @@ struct VideoPacketIndex: Sendable {
             if !packet.isDiscarded { firstShown = min(firstShown ?? pts, pts) }
         }
         index.firstPresentationTimestamp = firstShown ?? index.packets.map(\.pts).min() ?? 0
+        index.timestampJumps = input.timestampJumps
         if index.parameterSets.isEmpty { index.parameterSets = inBand }
         if codec == .h264 {
             for unit in index.parameterSets + inBand {
@@ -137,6 +152,13 @@ struct VideoPacketIndex: Sendable {
         let seconds = timeBase.seconds(ticks)
         return seconds > 0 ? Int(Double(bytes * 8) / seconds) : 0
     }
+}
+
+/// One packet of a stream other than the video, as far as planning its segments needs.
+struct StreamPacketTimes: Sendable, Equatable {
+    var pts: Int64?
+    var dts: Int64?
+    var duration: Int64
 }
 
 /// Decode timestamps for a stream stored without them (Matroska keeps presentation times only):
