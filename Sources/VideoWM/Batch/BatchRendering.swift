@@ -59,7 +59,7 @@ final class BatchRendering {
                 continue
             }
             // A playlist row shares segments (or, without sharing, re-encodes them all); a file row is planned.
-            let isPresentation = (try? OutputKind(path: row.output)) == .hlsPresentation
+            let isPresentation = row.target.kind == .hlsPresentation
             let sharing = isPresentation ? segmentSharing : nil
             guard sharing != nil || (!isPresentation && planner != nil) else {
                 self.rows[row.number] = .full(.full)
@@ -76,7 +76,7 @@ final class BatchRendering {
                 self.rows[row.number] = .full(.full)
                 continue
             }
-            let (job, outcome) = try planner.decide(target: row.output, compositor: compositor)
+            let (job, outcome) = try planner.decide(target: row.target, compositor: compositor)
             self.rows[row.number] = job.map { .spliced($0, outcome) } ?? .full(outcome)
             if let line = outcome.notice {
                 if let n = notices.firstIndex(where: { $0.line == line }) { notices[n].rows += 1 } else { notices.append((line, 1)) }

@@ -83,11 +83,12 @@ public struct BatchRunner {
             do { try onRow(result) } catch { throw StopBatch(reason: error) }
             onProgress(tracker.snapshot())
         }
-        // Settings the encoder or a row's container would refuse stop the batch before any row.
-        for output in Set(rows.map { ($0.output as NSString).pathExtension.lowercased() }).sorted().compactMap({ ext in
-            rows.first { ($0.output as NSString).pathExtension.lowercased() == ext }?.output
-        }) {
-            try settings.validate(forOutput: output)
+        // Settings the encoder or a row's container would refuse stop the batch before any row
+        // (checked once per kind of output: every row of one container gets the same answer).
+        var checked: [(OutputTarget.Kind, Container)] = []
+        for row in rows where !checked.contains(where: { $0 == (row.target.kind, row.target.container) }) {
+            checked.append((row.target.kind, row.target.container))
+            try settings.validate(for: row.target)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -283,7 +284,7 @@ private final class GroupOutput {
                 throw OutputError(file: row.output, stage: .creating, detail: "cannot create the folder \(folder): \((error as NSError).localizedDescription)")
             }
         }
-        output = try MarkedOutput(source: source, target: row.output, compositor: compositor, settings: settings, hls: hls,
+        output = try MarkedOutput(source: source, target: row.target, compositor: compositor, settings: settings, hls: hls,
                                   sharing: sharing, overwrite: overwrite, splice: splice, warn: warn)
     }
 }

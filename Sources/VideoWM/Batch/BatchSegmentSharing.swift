@@ -6,7 +6,7 @@ extension BatchRunner {
     /// (`--render smart`: an error), or when `--render full` re-encodes every segment.
     func segmentSharing(for rows: [BatchRow], source: VideoSource) throws -> (settings: HLSSettings, sharing: SegmentSharing?) {
         var settings = hls
-        guard render != .full, let first = rows.first(where: { (try? OutputKind(path: $0.output)) == .hlsPresentation }) else {
+        guard render != .full, let first = rows.first(where: { $0.target.kind == .hlsPresentation }) else {
             return (settings, nil)
         }
         let folder = settings.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
@@ -16,7 +16,7 @@ extension BatchRunner {
             throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
         }
         settings.sharedFolder = folder
-        switch try SegmentSharing.prepare(source: source, settings: self.settings, target: settings.segmentDuration, output: first.output) {
+        switch try SegmentSharing.prepare(source: source, settings: self.settings, target: settings.segmentDuration, output: first.target) {
         case .success(let sharing):
             return (settings, sharing)
         case .failure(let refusal):

@@ -44,7 +44,7 @@ final class AudioReencoder {
         try check(av_channel_layout_copy(&enc.pointee.ch_layout, &layout), OutputError.call("setting up the audio encoder", file: file))
         enc.pointee.bit_rate = Int64(min(Int(layout.nb_channels), 2) * 96_000)
         enc.pointee.time_base = AVRational(num: 1, den: enc.pointee.sample_rate)
-        if muxer.needsGlobalHeader { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if muxer.container.needsGlobalHeader { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try encoder.open(options: [:])
 
         resampler = try AudioResampler(from: (layout, dec.sample_fmt, dec.sample_rate), to: encoder, file: file)

@@ -2,43 +2,9 @@
 /// `--threads` options, and the delivery controls (`--gop`, `--maxrate`/`--bufsize`,
 /// `--profile`, `--level`, `--tune`) in `controls`.
 public struct EncodeSettings: Sendable, Equatable {
-    public enum VideoCodec: String, Sendable, CaseIterable {
-        case h264, hevc, vp9, av1
-
-        /// The FFmpeg encoder used for this codec.
-        var encoderName: String {
-            switch self {
-            case .h264: "libx264"
-            case .hevc: "libx265"
-            case .vp9: "libvpx-vp9"
-            case .av1: "libsvtav1"
-            }
-        }
-
-        /// The private option that takes `key=value:key=value` parameters of the encoder library.
-        var parameterOption: String? {
-            switch self {
-            case .h264: "x264-params"
-            case .hevc: "x265-params"
-            case .vp9: nil
-            case .av1: "svtav1-params"
-            }
-        }
-
-        /// Quality when neither --crf nor --bitrate is given (each encoder's own usual default).
-        var defaultCRF: Int {
-            switch self {
-            case .h264: 23
-            case .hevc: 28
-            case .vp9: 32
-            case .av1: 35
-            }
-        }
-    }
-
     public enum AudioMode: String, Sendable, CaseIterable { case copy, aac, opus, none }
 
-    /// nil: h264, or vp9 for .webm outputs.
+    /// nil: the container's usual codec (h264, or vp9 for .webm outputs).
     public var codec: VideoCodec?
     public var crf: Int?
     public var preset: String?
@@ -72,9 +38,9 @@ public struct EncodeSettings: Sendable, Equatable {
     /// `unless` leaves clean): a packet copy keeps the input's keyframes, rate and profile.
     var copyCannotHonour: Bool { controls != EncoderControls() || scale != nil }
 
-    public func videoCodec(forOutput path: String) -> VideoCodec {
-        if let codec { return codec }
-        return path.lowercased().hasSuffix(".webm") ? .vp9 : .h264
+    /// The codec the video of `target` is encoded with: `--codec`, else its container's usual one.
+    public func videoCodec(for target: OutputTarget) -> VideoCodec {
+        codec ?? target.container.defaultVideoCodec
     }
 
     /// Private options for the encoder (`avcodec_open2`'s dictionary), with the controls'
@@ -100,5 +66,27 @@ public struct EncodeSettings: Sendable, Equatable {
         parameters += changes.parameters
         if !parameters.isEmpty, let key = codec.parameterOption { options[key] = parameters.joined(separator: ":") }
         return options
+    }
+}
+
+extension VideoCodec {
+    /// The private option that takes `key=value:key=value` parameters of the encoder library.
+    var parameterOption: String? {
+        switch self {
+        case .h264: "x264-params"
+        case .hevc: "x265-params"
+        case .vp9: nil
+        case .av1: "svtav1-params"
+        }
+    }
+
+    /// Quality when neither --crf nor --bitrate is given (each encoder's own usual default).
+    var defaultCRF: Int {
+        switch self {
+        case .h264: 23
+        case .hevc: 28
+        case .vp9: 32
+        case .av1: 35
+        }
     }
 }

@@ -21,7 +21,9 @@ import Overlay
 /// copied, spliced, segment by segment) meet the two destinations (file, presentation); each
 /// way's own work lives in its type (`SplicedVideo`, `SegmentwiseVideo`, `StreamCopier`).
 final class MarkedOutput {
-    let target: String
+    let output: OutputTarget
+    /// The output's path, as errors name it.
+    var target: String { output.path }
     private let source: VideoSource
     private let destination: Destination
     private let muxer: Muxer
@@ -73,20 +75,20 @@ final class MarkedOutput {
     ///   - sharing: for an `.m3u8` target of a batch, the cuts and encoder every row
     ///     shares, so that segments without a visible mark are the same files for every row.
     ///   - splice: smart rendering's plan for this output; nil renders every frame.
-    init(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings, hls: HLSSettings = HLSSettings(),
+    init(source: VideoSource, target: OutputTarget, compositor: Compositor, settings: EncodeSettings, hls: HLSSettings = HLSSettings(),
          sharing: SegmentSharing? = nil, overwrite: Bool, unmarkedVideo: UnmarkedVideo = .copy, splice: SpliceJob? = nil,
          warn: @escaping WarningHandler) throws {
         self.source = source
-        self.target = target
+        output = target
         self.warn = warn
         let copiesVideo = compositor.isEmpty && unmarkedVideo == .copy && !settings.copyCannotHonour
-        switch try OutputKind(path: target) {
+        switch target.kind {
         case .file:
-            let output = try AtomicOutput(target: target, overwrite: overwrite, inputs: [source.path])
+            let output = try AtomicOutput(target: target.path, overwrite: overwrite, inputs: [source.path])
             destination = .file(output)
             muxer = try Muxer(path: output.temporaryPath, target: target)
         case .hlsPresentation:
-            let presentation = try HLSPresentation(playlist: target, overwrite: overwrite, inputs: [source.path],
+            let presentation = try HLSPresentation(playlist: target.path, overwrite: overwrite, inputs: [source.path],
                                                    sharedFolder: hls.sharedFolder, warn: warn)
             let muxer = try Muxer(fragmentedMP4For: target)
             let rule: HLSSegmenter.CutRule = sharing.map { .atTimes($0.plan.cutTimes) } ?? .everyInterval(hls.segmentDuration)
@@ -108,12 +110,12 @@ final class MarkedOutput {
                                          width: source.width, height: source.height, warn: warn)
             video = .segmentwise(try SegmentwiseVideo(plan: sharing.plan, marked: sharing.plan.markedSegments(by: compositor), marker: marker,
                                                       configuration: sharing.configuration, sink: sink, input: source.stream,
-                                                      segmenter: segmenter, file: target))
+                                                      segmenter: segmenter, file: target.path))
         } else if copiesVideo {
-            video = .copied(try StreamCopier(from: source.stream, to: try muxer.addStream(copying: source.stream), file: target))
+            video = .copied(try StreamCopier(from: source.stream, to: try muxer.addStream(copying: source.stream), file: target.path))
         } else if let splice {
             video = .spliced(try SplicedVideo(job: splice, source: source, compositor: compositor, settings: settings, muxer: muxer,
-                                              target: target, warn: warn))
+                                              target: target.path, warn: warn))
         } else {
             let (track, forced) = try Self.encodedVideo(source: source, target: target, compositor: compositor, settings: settings,
                                                         muxer: muxer, warn: warn)
@@ -133,22 +135,21 @@ final class MarkedOutput {
 
     /// The marking and encoding stages for the video, its output stream, and the interval of
     /// the keyframes the frame path must force.
-    private static func encodedVideo(source: VideoSource, target: String, compositor: Compositor, settings: EncodeSettings,
+    private static func encodedVideo(source: VideoSource, target: OutputTarget, compositor: Compositor, settings: EncodeSettings,
                                      muxer: Muxer, warn: @escaping WarningHandler) throws -> (VideoTrack, KeyframeInterval?) {
         var configuration: VideoEncoderConfiguration
         do {
-            configuration = try VideoEncoderConfiguration(reencoding: source.video, settings: settings, output: target,
-                                                          globalHeader: muxer.needsGlobalHeader)
+            configuration = try VideoEncoderConfiguration(reencoding: source.video, settings: settings, target: target)
         } catch let error as RequestError {
             // A profile or level the picture does not fit: say which input's picture.
             throw RequestError(subject: error.subject, problem: "\(source.path): \(error.problem)")
         }
-        if muxer.writesFragmentsInMemory && ["libx264", "libx265"].contains(configuration.encoderName) {
+        if target.kind == .hlsPresentation && ["libx264", "libx265"].contains(configuration.encoderName) {
             // A segment's forced keyframe must be an IDR (x265 would make it a CRA, whose
             // leading pictures need the segment before).
             configuration.options["forced-idr"] = "1"
         }
-        let encoder = try Encoder(configuration, file: target)
+        let encoder = try Encoder(configuration, file: target.path)
         let sink = try muxer.addVideoStream(encodedBy: encoder, replacing: source.stream)
         // Scaled first, then marked: the marks are laid out and drawn at the output's size.
         let scaled = VideoEncoderConfiguration.scaledPicture(of: source.video, settings: settings, layout: configuration.pixelFormat.planarLayout!)
@@ -166,7 +167,7 @@ final class MarkedOutput {
             warn("\(source.path): interlaced video (\(order)) encoded by \(configuration.encoderName) as progressive frames, not deinterlaced: moving edges keep their combing")
         }
         if source.video.hasAlpha && !configuration.pixelFormat.hasAlpha {
-            warn("\(source.path): the video's transparency (alpha channel) is not kept: \(target) is opaque")
+            warn("\(source.path): the video's transparency (alpha channel) is not kept: \(target.path) is opaque")
         }
         if scaled == nil, configuration.width != source.width || configuration.height != source.height {
             warn("\(source.path): \(source.width)×\(source.height) padded to \(configuration.width)×\(configuration.height) for \(configuration.pixelFormat) (the encoder needs even sizes); the extra column or row repeats the edge")
@@ -191,10 +192,10 @@ final class MarkedOutput {
     /// Gives every other input stream its consumer, as `StreamRoute` decides, with a notice
     /// for each stream changed or left out that was not asked for.
     private func routeOtherStreams(audio: EncodeSettings.AudioMode) throws {
-        let extensionName = (target as NSString).pathExtension
+        let fileType = output.fileType
         for stream in source.input.streams where stream.index != source.videoIndex {
             let index = stream.index, codecName = stream.codec.name
-            let route = StreamRoute.route(for: stream, into: muxer, audio: audio)
+            let route = StreamRoute.route(for: stream, into: output, audio: audio)
             // An audio stream whose parameters the demuxer never found (a file cut short) could
             // be neither copied nor decoded: the input is at fault, not the output.
             if stream.mediaType == .audio && route != .drop(notice: false) && (stream.sampleRate <= 0 || stream.channelCount <= 0) {
@@ -208,16 +209,16 @@ final class MarkedOutput {
                 consumers[index] = reencoder
                 audioReencoders.append(reencoder)
                 if notice {
-                    warn("\(source.path): audio stream \(index) (\(codecName)) cannot be stored in a .\(extensionName) file; re-encoded with \(reencoder.encoderName)")
+                    warn("\(source.path): audio stream \(index) (\(codecName)) cannot be stored in a \(fileType) file; re-encoded with \(reencoder.encoderName)")
                 }
             case .convertSubtitles(let encoderName):
                 consumers[index] = try SubtitleConverter(stream: stream, input: source.path, encoderName: encoderName, muxer: muxer)
-                warn("\(source.path): subtitle stream \(index) (\(codecName)) cannot be stored in a .\(extensionName) file; converted to \(encoderName)")
+                warn("\(source.path): subtitle stream \(index) (\(codecName)) cannot be stored in a \(fileType) file; converted to \(encoderName)")
             case .drop(let notice):
                 guard notice else { continue }
                 let what = "stream \(index) (\(stream.mediaType == .unknown ? "data" : stream.mediaType.name), \(codecName))"
                 droppedStreams.append(what)
-                warn("\(source.input.path): \(what) cannot be stored in a .\(extensionName) file; left out of \(target)")
+                warn("\(source.input.path): \(what) cannot be stored in a \(fileType) file; left out of \(target)")
             }
         }
     }

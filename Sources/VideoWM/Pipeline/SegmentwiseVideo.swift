@@ -45,20 +45,15 @@ final class SegmentwiseVideo {
 
     /// The sample description every row's video carries: the input's avcC with the splice
     /// encoder's SPS and PPS added, and the encoder configuration that makes them.
-    static func sampleDescription(input: InputStream, plan: SharedSegmentPlan, settings: EncodeSettings, output: String)
+    static func sampleDescription(input: InputStream, plan: SharedSegmentPlan, settings: EncodeSettings, output: OutputTarget)
         throws -> (avcC: [UInt8], configuration: VideoEncoderConfiguration) {
         let record = try AVCConfigurationRecord(input.extradata)
-        let usedPPS = Set(record.pictureParameterSets.compactMap { pps -> Int? in
-            var reader = BitReader(bytes: Array(pps.dropFirst()))
-            return reader.unsignedExpGolomb()
-        })
-        let usedSPS = Set(record.sequenceParameterSets.compactMap { H264SPS.id(of: $0) })
-        let id = (0...31).first { !usedSPS.contains($0) && !usedPPS.contains($0) } ?? 31
+        let id = try H264ParameterSetIDs.free(usedBy: record.sequenceParameterSets + record.pictureParameterSets)
         let splice = SpliceEncoderSettings(
             input: .init(codec: .h264, profileName: input.profileName, level: input.level, reorderDelay: 0,
                          gopFrames: plan.longestGOP, matchedBitRate: plan.bitRate),
             crf: settings.crf, bitRate: settings.bitRate, preset: settings.preset, spsID: id)
-        var configuration = try VideoEncoderConfiguration(reencoding: input.video, settings: settings, output: output, globalHeader: true)
+        var configuration = try VideoEncoderConfiguration(reencoding: input.video, settings: settings, target: output)
         configuration.encoderName = splice.encoderName
         configuration.options = splice.options
         configuration.bitRate = splice.bitRate
@@ -66,7 +61,7 @@ final class SegmentwiseVideo {
               configuration.height == input.video.height else {
             throw SharedSegmentPlan.Refusal(reason: "x264 cannot encode the input's \(input.video.pixelFormat) \(input.video.width)×\(input.video.height) pictures as they are")
         }
-        let probe = try Encoder(configuration, file: output)
+        let probe = try Encoder(configuration, file: output.path)
         return (try record.adding(encoderHeader: probe.extradata).bytes, configuration)
     }
 

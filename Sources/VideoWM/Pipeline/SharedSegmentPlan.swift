@@ -161,7 +161,7 @@ struct SegmentSharing {
     }
 
     /// The sharing for `source` written to `output` (a row's playlist), or why there is none.
-    static func prepare(source: VideoSource, settings: EncodeSettings, target: PresentationTime, output: String) throws -> Result<SegmentSharing, SharedSegmentPlan.Refusal> {
+    static func prepare(source: VideoSource, settings: EncodeSettings, target: PresentationTime, output: OutputTarget) throws -> Result<SegmentSharing, SharedSegmentPlan.Refusal> {
         if let codec = settings.codec, codec != .h264 {
             return .failure(.init(reason: "--codec \(codec.rawValue) asks for another codec than the input's", askedByOptions: true))
         }

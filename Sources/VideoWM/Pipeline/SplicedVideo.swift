@@ -5,8 +5,10 @@ import Overlay
 /// of a job) and the spans this output re-encodes.
 struct SpliceJob {
     let index: VideoPacketIndex
-    let codec: SpliceCodec
+    let codec: VideoCodec
     let plan: SmartPlan
+    /// H.264: the SPS/PPS id the re-encoded spans take, one the input does not use (nil otherwise).
+    let parameterSetID: Int?
 }
 
 /// A smart-rendered output's video: the pictures of each span marked and encoded again by an
@@ -49,7 +51,7 @@ final class SplicedVideo {
         self.video = video
         self.settings = settings
         self.target = target
-        parameterSetID = (0...31).first { !job.index.usedH264ParameterSetIDs.contains($0) } ?? 31
+        parameterSetID = job.parameterSetID ?? 0
         scratchFrame = try Frame()
         scratchPacket = try Packet()
         for (n, span) in job.plan.spans.enumerated() {
@@ -70,13 +72,13 @@ final class SplicedVideo {
         do {
             bitstream = try SpliceBitstream(codec: job.codec, inputFraming: job.index.framing, inputExtradata: stream.extradata,
                                             inputParameterSets: job.index.parameterSets, encoderHeader: encoderHeader,
-                                            annexBOutput: muxer.formatName == "mpegts",
+                                            annexBOutput: muxer.container.storesAnnexB,
                                             allowingFrameNumGaps: job.plan.spans.contains { $0.keyframeBecomingIDR != nil })
         } catch {
             throw SpliceSink.Failure(reason: "\(error)")
         }
         let output = try muxer.addSplicedVideoStream(copying: stream, extradata: bitstream.extradata,
-                                                     tag: bitstream.sampleEntryTag(mp4: muxer.isMP4Family))
+                                                     tag: bitstream.sampleEntryTag(mp4: muxer.container.family == .mp4))
         sink = SpliceSink(destination: output, timeBase: stream.timeBase, plan: job.plan, decodeTimestamps: job.index.decodeTimestamps,
                           bitstream: bitstream, file: target)
         try LayerError.rethrowing {
@@ -95,7 +97,7 @@ final class SplicedVideo {
     private static func configuration(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
                                       parameterSetID: Int, crf: Double? = nil) -> VideoEncoderConfiguration {
         let replaced = job.plan.spans[span].replacedPackets
-        let input = SpliceEncoderSettings.Input(codec: spliceEncoderCodec(job.codec), profileName: stream.profileName, level: stream.level,
+        let input = SpliceEncoderSettings.Input(codec: job.codec, profileName: stream.profileName, level: stream.level,
                                                 reorderDelay: stream.reorderDelay, gopFrames: job.index.longestGOP,
                                                 matchedBitRate: job.index.bitRate(of: replaced))
         let seconds = job.index.timeBase.seconds(replaced.reduce(Int64(0)) { $0 + max(job.index.packets[$1].duration, 0) })
@@ -110,14 +112,6 @@ final class SplicedVideo {
             globalHeader: true, options: splice.options)
     }
 
-    private static func spliceEncoderCodec(_ codec: SpliceCodec) -> SpliceEncoderSettings.Codec {
-        switch codec {
-        case .h264: .h264
-        case .hevc: .hevc
-        case .vp9: .vp9
-        }
-    }
-
     private static func encoder(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
                                 parameterSetID: Int, file: String, crf: Double? = nil) throws -> Encoder {
         try Encoder(configuration(for: span, job: job, video: video, stream: stream, settings: settings, parameterSetID: parameterSetID, crf: crf),
@@ -129,7 +123,7 @@ final class SplicedVideo {
 
     /// The CRF for span `span` from a trial encode of its first pictures (`SpanQuality`).
     private func trialCRF(span: Int, pictures: [(frame: Frame, pts: Int64, time: PresentationTime)]) throws -> Double {
-        let codec = Self.spliceEncoderCodec(job.codec)
+        let codec = job.codec
         let initial = SpanQuality.initialCRF(codec: codec, meanQuantiser: job.index.meanQuantiser(of: job.plan.spans[span].replacedPackets))
         // Pictures the marker would convert first (a size or format change mid-stream) are not the encoder's own: no trial.
         guard pictures.allSatisfy({ $0.frame.pixelFormat == video.pixelFormat && $0.frame.width == video.width && $0.frame.height == video.height })

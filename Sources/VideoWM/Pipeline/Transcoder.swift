@@ -54,25 +54,25 @@ public struct Transcoder {
     }
 
     public func run() throws -> TranscodeSummary {
-        // An output kind that is refused (DASH) is refused before the input is opened.
-        let kind = try OutputKind(path: output)
-        // Settings the encoder or the container would refuse are refused before the input is read.
-        try settings.validate(forOutput: output)
+        // An output kind that is refused (DASH), and settings the encoder or the container would
+        // refuse, are refused before the input is read.
+        let target = try OutputTarget(path: output)
+        try settings.validate(for: target)
         let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
-        if kind == .hlsPresentation {
-            let (sharing, outcome) = try presentationRendering(of: source)
-            return try transcode(source, splice: nil, sharing: sharing, outcome: outcome)
+        if target.kind == .hlsPresentation {
+            let (sharing, outcome) = try presentationRendering(of: source, target: target)
+            return try transcode(source, to: target, splice: nil, sharing: sharing, outcome: outcome)
         }
-        let (job, outcome) = try RenderPlanner(mode: render, source: source, settings: settings).decide(target: output, compositor: compositor)
-        guard let job else { return try transcode(source, splice: nil, outcome: outcome) }
+        let (job, outcome) = try RenderPlanner(mode: render, source: source, settings: settings).decide(target: target, compositor: compositor)
+        guard let job else { return try transcode(source, to: target, splice: nil, outcome: outcome) }
         do {
-            return try transcode(source, splice: job, outcome: outcome)
+            return try transcode(source, to: target, splice: job, outcome: outcome)
         } catch let failure as SpliceSink.Failure {
             // Found while encoding (a span the encoder could not fit); nothing was written.
             if render == .smart { throw RenderError(file: input, reason: failure.reason) }
             let fallback = RenderOutcome(isSmart: false, notice: "render: full (the splice failed: \(failure.reason))")
             let fresh = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
-            return try transcode(fresh, splice: nil, outcome: fallback)
+            return try transcode(fresh, to: target, splice: nil, outcome: fallback)
         }
     }
 
@@ -80,12 +80,12 @@ public struct Transcoder {
     /// input's closed IDRs, a segment in which no mark shows is the input's packets, the others
     /// are re-encoded (`SegmentSharing`, as a batch's rows share their unmarked segments). `auto`'s
     /// notice follows `RenderDecision`'s rule: only for a fallback the user could act on.
-    private func presentationRendering(of source: VideoSource) throws -> (SegmentSharing?, RenderOutcome) {
+    private func presentationRendering(of source: VideoSource, target: OutputTarget) throws -> (SegmentSharing?, RenderOutcome) {
         guard render != .full else { return (nil, .full) }
         func full(_ reason: String, notable: Bool) -> RenderOutcome {
             RenderOutcome(isSmart: false, notice: notable ? "render: full (\(reason))" : nil, reason: reason)
         }
-        switch try SegmentSharing.prepare(source: source, settings: settings, target: hls.segmentDuration, output: output) {
+        switch try SegmentSharing.prepare(source: source, settings: settings, target: hls.segmentDuration, output: target) {
         case .failure(let refusal):
             if render == .smart { throw RenderError(file: input, reason: "its HLS segments cannot be copied: \(refusal)") }
             let planner = RenderPlanner(mode: render, source: source, settings: settings)
@@ -101,9 +101,9 @@ public struct Transcoder {
         }
     }
 
-    private func transcode(_ source: VideoSource, splice: SpliceJob?, sharing: SegmentSharing? = nil,
+    private func transcode(_ source: VideoSource, to target: OutputTarget, splice: SpliceJob?, sharing: SegmentSharing? = nil,
                            outcome: RenderOutcome) throws -> TranscodeSummary {
-        let sink = try MarkedOutput(source: source, target: output, compositor: compositor, settings: settings, hls: hls,
+        let sink = try MarkedOutput(source: source, target: target, compositor: compositor, settings: settings, hls: hls,
                                     sharing: sharing, overwrite: overwrite, unmarkedVideo: .reencode, splice: splice, warn: warn)
         var announced = false
         func announceOnceWritten() {

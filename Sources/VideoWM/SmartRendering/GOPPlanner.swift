@@ -20,19 +20,6 @@ struct IndexedVideoPacket: Sendable, Equatable {
     }
 }
 
-/// The codecs smart rendering splices, each with its own seam rule.
-enum SpliceCodec: String, Sendable, Equatable {
-    /// A copied run may begin at an IDR, or at a recovery-point I picture (open GOP) whose leading
-    /// pictures join the span and which becomes an IDR, the pictures after it renumbered
-    /// (`H264SliceRenumbering`): the parameter sets may change only at an IDR.
-    case h264
-    /// A copied run may begin at an IDR, or at a CRA whose RASL pictures join the span and which
-    /// becomes a BLA (a new coded video sequence).
-    case hevc
-    /// Key frames reset every reference, so any key frame is a seam.
-    case vp9
-}
-
 /// A run of re-encoded GOPs.
 struct ReencodedSpan: Sendable, Equatable {
     /// Decode-order indices of the packets whose pictures are re-encoded, ascending.
@@ -92,8 +79,12 @@ struct SmartPlan: Sendable, Equatable {
     }
 
     /// Plans the spans for `packets` (decode order); `isMarked(i)` says whether the picture of packet
-    /// `i` shows a mark.
-    static func make(packets: [IndexedVideoPacket], codec: SpliceCodec,
+    /// `i` shows a mark. Each codec has its seam rule: H.264's copied run must begin at an IDR
+    /// (after a recovery-point I frame FFmpeg continues the old sequence's picture order and frame
+    /// numbers, and the parameter sets may not change there); HEVC's at an IDR or at a CRA whose
+    /// RASL pictures join the span and which becomes a BLA (a new coded video sequence); VP9's key
+    /// frames reset every reference, so any is a seam.
+    static func make(packets: [IndexedVideoPacket], codec: VideoCodec,
                             isMarked: (Int) -> Bool) throws(SmartPlanRefusal) -> SmartPlan {
         guard !packets.isEmpty else { throw .noPackets }
         guard packets[0].isKeyframe else { throw .doesNotStartWithKeyframe }
@@ -143,11 +134,11 @@ struct SmartPlan: Sendable, Equatable {
     }
 
     /// How a span may end before `gop`, or nil when it may not (the span must take `gop` in too).
-    static func seam(before gop: GOP, packets: [IndexedVideoPacket], codec: SpliceCodec) -> Seam? {
+    static func seam(before gop: GOP, packets: [IndexedVideoPacket], codec: VideoCodec) -> Seam? {
         let keyIndex = gop.packets.lowerBound
         let key = packets[keyIndex]
         switch codec {
-        case .vp9:
+        case .vp9, .av1:
             return Seam()
         case .h264:
             if key.nal.isIDR { return Seam() }

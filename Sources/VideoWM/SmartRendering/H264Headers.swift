@@ -10,6 +10,9 @@
 /// 0 and 2 (x264 writes these; type 1 makes the order depend on the reference pattern the leading
 /// pictures' removal changes). Anything else is refused with `H264HeaderError`, and the splice
 /// renders in full.
+///
+/// Over 300 lines: the bit reader/writer, the parameter-set and slice-header fields and the
+/// renumbering that uses them are one bitstream edit, read together.
 
 enum H264HeaderError: Error, Equatable, CustomStringConvertible {
     case truncated(String)

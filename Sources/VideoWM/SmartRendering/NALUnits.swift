@@ -7,19 +7,6 @@ enum NALFraming: Sendable, Equatable {
     case annexB
 }
 
-enum NALCodec: Sendable, Equatable {
-    case h264
-    case hevc
-
-    /// The type field of the NAL unit header starting at `first`.
-    func type(ofHeaderByte first: UInt8) -> Int {
-        switch self {
-        case .h264: Int(first & 0x1F)
-        case .hevc: Int(first >> 1) & 0x3F
-        }
-    }
-}
-
 /// The byte offsets of each NAL unit's payload (header first) in `bytes`; malformed lengths end the scan.
 func nalUnitRanges(in bytes: UnsafeRawBufferPointer, framing: NALFraming) -> [Range<Int>] {
     var ranges: [Range<Int>] = []
@@ -78,9 +65,9 @@ struct PacketNALSummary: Sendable, Equatable {
         self.isRecoveryPoint = isRecoveryPoint
     }
 
-    init(packet bytes: UnsafeRawBufferPointer, framing: NALFraming, codec: NALCodec) {
+    init(packet bytes: UnsafeRawBufferPointer, framing: NALFraming, codec: VideoCodec) {
         for range in nalUnitRanges(in: bytes, framing: framing) {
-            let type = codec.type(ofHeaderByte: bytes[range.lowerBound])
+            guard let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound]) else { return }
             switch (codec, type) {
             case (.h264, 5): isIDR = true
             case (.h264, 6):

@@ -24,18 +24,18 @@ enum SpanQuality {
     static let gentleSlope = 0.45, steepSlope = 0.75
 
     /// The CRF range of each encoder.
-    static func crfRange(_ codec: SpliceEncoderSettings.Codec) -> ClosedRange<Double> {
+    static func crfRange(_ codec: VideoCodec) -> ClosedRange<Double> {
         codec == .vp9 ? 0...63 : 0...51
     }
 
     /// The first CRF to try: for H.264 a few steps under the input's mean slice quantiser (x264's
     /// CRF lands its P pictures near the CRF, its B pictures some steps above, as the input's are);
     /// elsewhere a value that is transparent on most content.
-    static func initialCRF(codec: SpliceEncoderSettings.Codec, meanQuantiser: Double?) -> Double {
+    static func initialCRF(codec: VideoCodec, meanQuantiser: Double?) -> Double {
         switch codec {
         case .h264: min(max((meanQuantiser ?? 25) - 5, 0), 51)
         case .hevc: 22
-        case .vp9: 28
+        case .vp9, .av1: 28
         }
     }
 

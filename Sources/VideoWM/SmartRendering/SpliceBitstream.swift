@@ -12,7 +12,7 @@
 ///   front of the encoder's pictures too.
 /// - VP9: nothing to do.
 struct SpliceBitstream: Sendable {
-    let codec: SpliceCodec
+    let codec: VideoCodec
     /// Framing of the input's packets (nil for VP9).
     let inputFraming: NALFraming?
     /// Framing of the output's packets: Annex B for MPEG-TS, else the input's.
@@ -32,7 +32,7 @@ struct SpliceBitstream: Sendable {
     ///   - annexBOutput: the container wants Annex B (MPEG-TS).
     ///   - allowingFrameNumGaps: H.264 spans end before recovery-point keyframes, whose leading
     ///     pictures leave gaps in frame_num (docs/smart-rendering.md, section 3).
-    init(codec: SpliceCodec, inputFraming: NALFraming?, inputExtradata: [UInt8], inputParameterSets: [NALUnit],
+    init(codec: VideoCodec, inputFraming: NALFraming?, inputExtradata: [UInt8], inputParameterSets: [NALUnit],
          encoderHeader: [UInt8], annexBOutput: Bool, allowingFrameNumGaps: Bool = false) throws(ParameterSetError) {
         self.codec = codec
         self.inputFraming = inputFraming
@@ -47,7 +47,7 @@ struct SpliceBitstream: Sendable {
         let inputParameterSets = inputParameterSets.map { replaced[$0] ?? $0 }
         self.inputParameterSets = inputParameterSets
         encoderParameterSets = annexBUnits(encoderHeader).filter { isParameterSet($0, codec: codec) }
-        guard codec != .vp9, let inputFraming else {
+        guard codec.usesNALUnits, let inputFraming else {
             outputFraming = nil
             extradata = inputExtradata
             return

@@ -38,19 +38,16 @@ struct VideoPacketIndex: Sendable {
     /// input's own errors for a file that cannot be read.
     /// - Parameter reorderDelay: the stream's declared reordering delay (FFmpeg's `video_delay`), used
     ///   when decode timestamps must be made up.
-    static func read(path: String, streamIndex: Int, codec: SpliceCodec, reorderDelay: Int) throws -> VideoPacketIndex {
+    static func read(path: String, streamIndex: Int, codec: VideoCodec, reorderDelay: Int) throws -> VideoPacketIndex {
         let input = try InputFile(path: path)
         let stream = input.stream(streamIndex)
         let extradata = stream.extradata
         let framing: NALFraming?
         var parameterSets: [NALUnit] = []
-        let nalCodec: NALCodec?
         switch codec {
-        case .vp9:
+        case .vp9, .av1:
             framing = nil
-            nalCodec = nil
         case .h264, .hevc:
-            nalCodec = codec == .h264 ? .h264 : .hevc
             if extradata.first == 1 {
                 do {
                     if codec == .h264 {
@@ -86,12 +83,12 @@ struct VideoPacketIndex: Sendable {
             guard let pts = packet.presentationTimestamp else { throw Refusal.missingTimestamps }
             if packet.decodeTimestamp == nil { missingDecodeTimestamps = true }
             var summary = PacketNALSummary()
-            if let framing, let nalCodec {
+            if let framing {
                 let bytes = UnsafeRawBufferPointer(packet.bytes)
-                summary = PacketNALSummary(packet: bytes, framing: framing, codec: nalCodec)
+                summary = PacketNALSummary(packet: bytes, framing: framing, codec: codec)
                 var quantiser: Int?
                 for range in nalUnitRanges(in: bytes, framing: framing) {
-                    let type = nalCodec.type(ofHeaderByte: bytes[range.lowerBound])
+                    let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound])
                     if codec == .h264, type == 1 || type == 5 {
                         if quantiser == nil { quantiser = slices?.quantiser(ofSlice: UnsafeRawBufferPointer(rebasing: bytes[range])) }
                         continue
@@ -113,7 +110,7 @@ struct VideoPacketIndex: Sendable {
         if index.parameterSets.isEmpty { index.parameterSets = inBand }
         if codec == .h264 {
             for unit in index.parameterSets + inBand {
-                if let id = H264ParameterSetID.id(of: unit) { index.usedH264ParameterSetIDs.insert(id) }
+                if let id = H264ParameterSetIDs.id(of: unit) { index.usedH264ParameterSetIDs.insert(id) }
             }
         }
         index.fillDurationsFromTimestamps()
@@ -179,26 +176,11 @@ func madeUpDecodeTimestamps(_ pts: [Int64], declaredDelay: Int) throws(VideoPack
 }
 
 /// VPS, SPS or PPS.
-func isParameterSet(_ unit: NALUnit, codec: SpliceCodec) -> Bool {
-    guard let first = unit.first else { return false }
+func isParameterSet(_ unit: NALUnit, codec: VideoCodec) -> Bool {
+    guard let first = unit.first, let type = codec.nalUnitType(ofHeaderByte: first) else { return false }
     switch codec {
-    case .h264: return [7, 8].contains(Int(first & 0x1F))
-    case .hevc: return (32...34).contains(Int(first >> 1) & 0x3F)
-    case .vp9: return false
-    }
-}
-
-/// The id an H.264 SPS or PPS carries (its first Exp-Golomb field after the header).
-enum H264ParameterSetID {
-    static func id(of unit: NALUnit) -> Int? {
-        guard let first = unit.first else { return nil }
-        switch first & 0x1F {
-        case 7: return H264SPS.id(of: unit)
-        case 8:
-            guard unit.count > 1 else { return nil }
-            var reader = BitReader(bytes: Array(unit[1...]))
-            return reader.unsignedExpGolomb()
-        default: return nil
-        }
+    case .h264: return [7, 8].contains(type)
+    case .hevc: return (32...34).contains(type)
+    case .vp9, .av1: return false
     }
 }
