@@ -14,9 +14,14 @@ public enum ThumbnailMaker {
         let locator = try VideoFrameLocator(path: video)
         compositor.timecode = locator.timecode(warn: warn)
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [video])
-        let located = try locator.frame(at: PresentationTime(seconds: seconds))
-        if located.isLast, let duration = locator.durationSeconds, seconds > duration + 0.5 {
-            throw RequestError(subject: "--at \(seconds)", problem: "\(video) lasts only \(String(format: "%.3f", duration)) s")
+        let wanted = PresentationTime(seconds: seconds)
+        let located = try locator.frame(at: wanted)
+        // The video's own end, its last frame's, not the container's duration (which may count
+        // longer audio, or a timestamp jump): `--at` the end itself gives the last frame.
+        if let end = located.videoEnd, wanted > end {
+            let lasts = String(format: "%.3f", end.seconds)
+            throw RequestError(subject: "--at \(seconds)", problem: "\(video) lasts only \(lasts) s (its last frame is shown from "
+                               + String(format: "%.3f", located.time.seconds) + " s); give a time from 0 to \(lasts)")
         }
         let image = try MarkedStill.upright(located, rotation: locator.rotation, compositor: compositor, file: video,
                                             request: scale.map { ($0, upscale) })

@@ -30,6 +30,8 @@ struct ThumbnailCommand: ToolCommand {
         marked exactly as 'videowm transcode' marks that frame, as a PNG, JPEG, WebP or AVIF
         still; with a size option, as transcode with that option marks it (scaled, then marked).
         Seeks to the keyframe before SECONDS, so the end of a long video is as quick as the start.
+        SECONDS runs from 0 to the video's duration (the end of its last frame, which the
+        duration itself gives); a later time is a usage error naming the duration.
         """)
 
     mutating func validate() throws {
