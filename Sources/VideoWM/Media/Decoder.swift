@@ -106,6 +106,43 @@ final class Decoder {
         if code >= 0 { return .frame }
         return .damaged(try MediaError.decoding(code, file: file))
     }
+
+    /// Decodes `packet` (nil drains): sends it and hands every frame the decoder has ready to
+    /// `onFrame` (the frame is emptied after each call). A decoder that must give out frames
+    /// before it takes more input (`mustReceiveFirst`) gets the same packet again once it has, so
+    /// no packet is dropped. `onDamage` hears damaged data (`sending`: from the packet sent, else
+    /// from a frame), to count it or stop.
+    func decode(_ packet: Packet?, into frame: Frame, onDamage: (MediaError, _ sending: Bool) throws -> Void,
+                onFrame: (Frame) throws -> Void) throws {
+        var sent = false
+        while !sent {
+            var refused = false
+            switch try send(packet) {
+            case .accepted: sent = true
+            case .damaged(let damage):
+                sent = true
+                try onDamage(damage, true)
+            case .mustReceiveFirst: refused = true
+            }
+            var received = 0
+            receiving: while true {
+                switch try receive(into: frame) {
+                case .frame:
+                    received += 1
+                    defer { frame.unref() }
+                    try onFrame(frame)
+                case .needsInput, .endOfStream:
+                    break receiving
+                case .damaged(let damage):
+                    try onDamage(damage, false)
+                }
+            }
+            // A decoder that refuses input yet has nothing to give would never take the packet.
+            if refused && received == 0 {
+                throw MediaError(file: file, detail: "the decoder neither takes the next packet nor gives a frame")
+            }
+        }
+    }
 }
 
 extension MediaError {

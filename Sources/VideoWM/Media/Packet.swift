@@ -63,6 +63,13 @@ final class Packet {
     /// The packet's bytes.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
 
+    /// Runs `body` with the packet's bytes, which stay alive (and unchanged) for the call only.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) {
+            try body(UnsafeRawBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)))
+        }
+    }
+
     /// Gives the packet `data` in place of its bytes, keeping its timestamps, duration and flags.
     func replaceData(with data: [UInt8], file: String) throws {
         guard let fresh = av_packet_alloc() else { throw ResourceError.memory("allocating a packet") }

@@ -5,8 +5,10 @@ import Overlay
 /// of a job) and the spans this output re-encodes.
 struct SpliceJob {
     let index: VideoPacketIndex
-    let codec: SpliceCodec
+    let codec: VideoCodec
     let plan: SmartPlan
+    /// H.264: the SPS/PPS id the re-encoded spans take, one the input does not use (nil otherwise).
+    let parameterSetID: Int?
 }
 
 /// A smart-rendered output's video: the pictures of each span marked and encoded again by an
@@ -39,7 +41,8 @@ final class SplicedVideo {
     private let scratchPacket: Packet
     private(set) var picturesEncoded = 0
 
-    init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, muxer: Muxer, target: String,
+    /// - Parameter timecode: the stream's timecode clock for `{timecode}`, as a full render has it.
+    init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, timecode: Timecode?, muxer: Muxer, target: String,
          warn: @escaping WarningHandler) throws {
         self.job = job
         let stream = source.stream, video = source.video
@@ -47,7 +50,7 @@ final class SplicedVideo {
         self.video = video
         self.settings = settings
         self.target = target
-        parameterSetID = (0...31).first { !job.index.usedH264ParameterSetIDs.contains($0) } ?? 31
+        parameterSetID = job.parameterSetID ?? 0
         scratchFrame = try Frame()
         scratchPacket = try Packet()
         for (n, span) in job.plan.spans.enumerated() {
@@ -68,19 +71,17 @@ final class SplicedVideo {
         do {
             bitstream = try SpliceBitstream(codec: job.codec, inputFraming: job.index.framing, inputExtradata: stream.extradata,
                                             inputParameterSets: job.index.parameterSets, encoderHeader: encoderHeader,
-                                            annexBOutput: muxer.formatName == "mpegts")
+                                            annexBOutput: muxer.container.storesAnnexB,
+                                            allowingFrameNumGaps: job.plan.spans.contains { $0.keyframeBecomingIDR != nil })
         } catch {
             throw SpliceSink.Failure(reason: "\(error)")
         }
         let output = try muxer.addSplicedVideoStream(copying: stream, extradata: bitstream.extradata,
-                                                     tag: bitstream.sampleEntryTag(mp4: muxer.isMP4Family))
+                                                     tag: bitstream.sampleEntryTag(mp4: muxer.container.family == .mp4))
         sink = SpliceSink(destination: output, timeBase: stream.timeBase, plan: job.plan, decodeTimestamps: job.index.decodeTimestamps,
                           bitstream: bitstream, file: target)
-        try LayerError.rethrowing {
-            try compositor.prepare(storedWidth: video.width, storedHeight: video.height, rotation: video.rotation, pixelAspect: video.pixelAspect)
-        }
-        marker = FrameMarker(compositor: compositor, targetFormat: video.pixelFormat, rotation: video.rotation, pixelAspect: video.pixelAspect,
-                             file: source.path, pictureWidth: video.width, pictureHeight: video.height, warn: warn)
+        marker = try FrameMarker.prepared(compositor: compositor, video: video, timecode: timecode, file: source.path, format: video.pixelFormat,
+                                          outputWidth: video.width, outputHeight: video.height, warn: warn)
     }
 
     /// The encoder parameter sets the sample entry lists; every span's encoder must write the same.
@@ -90,12 +91,7 @@ final class SplicedVideo {
     /// colour and reorder depth, at the rate of the packets it replaces (unless `--crf`/`--bitrate`).
     private static func encoder(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
                                 parameterSetID: Int, file: String) throws -> Encoder {
-        let codec: SpliceEncoderSettings.Codec = switch job.codec {
-        case .h264: .h264
-        case .hevc: .hevc
-        case .vp9: .vp9
-        }
-        let input = SpliceEncoderSettings.Input(codec: codec, profileName: stream.profileName, level: stream.level,
+        let input = SpliceEncoderSettings.Input(codec: job.codec, profileName: stream.profileName, level: stream.level,
                                                 reorderDelay: stream.reorderDelay, gopFrames: job.index.longestGOP,
                                                 matchedBitRate: job.index.bitRate(of: job.plan.spans[span].replacedPackets))
         let splice = SpliceEncoderSettings(input: input, crf: settings.crf, bitRate: settings.bitRate, preset: settings.preset,

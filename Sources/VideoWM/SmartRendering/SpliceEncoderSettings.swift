@@ -5,11 +5,10 @@
 /// frame) and keyframes as often as the input's; H.264 headers on their own SPS/PPS id and independent
 /// of the content (`stitchable`), so one sample entry can list them next to the input's.
 struct SpliceEncoderSettings: Equatable {
-    enum Codec: Equatable { case h264, hevc, vp9 }
-
     /// What is known of the input's video stream.
     struct Input: Equatable {
-        var codec: Codec
+        /// A codec smart rendering splices (`VideoCodec.isSpliceable`).
+        var codec: VideoCodec
         /// FFmpeg's profile name for the stream ("High", "Main 10", …), nil when unknown.
         var profileName: String?
         /// `level_idc` (H.264: 31 for 3.1; HEVC: 93 for 3.1, i.e. 30 × level), nil when unknown.
@@ -21,7 +20,7 @@ struct SpliceEncoderSettings: Equatable {
         /// The replaced packets' own bit rate, bits per second.
         var matchedBitRate: Int
 
-        init(codec: Codec, profileName: String?, level: Int?, reorderDelay: Int, gopFrames: Int, matchedBitRate: Int) {
+        init(codec: VideoCodec, profileName: String?, level: Int?, reorderDelay: Int, gopFrames: Int, matchedBitRate: Int) {
             self.codec = codec
             self.profileName = profileName
             self.level = level
@@ -63,7 +62,8 @@ struct SpliceEncoderSettings: Equatable {
             if let level = input.level { params.append("level-idc=\(level / 3)") }
             options["x265-params"] = params.joined(separator: ":")
             options["forced-idr"] = "1"
-        case .vp9:
+        case .vp9, .av1:
+            precondition(input.codec == .vp9, "AV1 is rendered in full, never spliced")
             encoderName = "libvpx-vp9"
             options["deadline"] = "good"
             options["row-mt"] = "1"

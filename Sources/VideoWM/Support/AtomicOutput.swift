@@ -97,6 +97,18 @@ final class AtomicOutput {
         lockDescriptor = -1
     }
 
+    /// Writes `bytes` as the whole content of the temporary file (an output made in memory).
+    func write(_ bytes: [UInt8]) throws {
+        let written = bytes.withUnsafeBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            return Glibc.write(lockDescriptor, base, buffer.count)
+        }
+        let writeError = errno
+        guard written == bytes.count else {
+            throw OutputError(file: target, stage: .writing, operation: "writing", code: ErrorCode(errno: written < 0 ? writeError : ENOSPC))
+        }
+    }
+
     /// Flushes the finished temporary file to disk and moves it to the target.
     func commit() throws {
         // The descriptor held since the file was made reaches the same file the writers wrote,
