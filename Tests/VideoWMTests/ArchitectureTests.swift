@@ -105,9 +105,10 @@ struct ArchitectureTests {
 
     /// The folders of VideoWM and those each may use (besides itself). Errors and Support
     /// are the ground floor; Config stands beside Media and uses neither; Stills and
-    /// SmartRendering and HLS use Media; Pipeline uses Media, SmartRendering and HLS; the jobs that need
+    /// SmartRendering and HLS use Media; Pipeline uses Media and SmartRendering; the jobs that need
     /// more (Marks binds a config to its images, Previews turns video frames into stills,
-    /// Batch runs many transcodes, Tracing names the row behind a leak) sit above.
+    /// Presentations makes HLS segments from Pipeline's stages, Transcode picks a file or a
+    /// presentation, Batch runs many transcodes, Tracing names the row behind a leak) sit above.
     static let allowedDependencies: [String: Set<String>] = [
         "Errors": [],
         "Support": ["Errors"],
@@ -119,10 +120,15 @@ struct ArchitectureTests {
         "Stills": ["Errors", "Support", "Media"],
         "SmartRendering": ["Errors", "Support", "Media"],
         "HLS": ["Errors", "Support", "Media"],
-        "Pipeline": ["Errors", "Support", "Media", "SmartRendering", "HLS"],
+        // The ladder, multivariant playlists, CODECS strings and WebVTT captions (docs/hls.md, "Renditions").
+        "Renditions": ["Errors", "Support", "Media", "HLS"],
+        "Pipeline": ["Errors", "Support", "Media", "SmartRendering"],
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
-        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS"],
+        // An input indexed for HLS, each row's segments made alone or in order; binds a config for a server.
+        "Presentations": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Marks", "Config"],
+        "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations"],
+        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
         "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys"],
     ]
@@ -144,8 +150,8 @@ struct ArchitectureTests {
 
     /// Folder → the other folders whose types its code names (a name after a `.` is a member,
     /// not a type of ours; string literals are left out).
-    static func folderDependencies() throws -> [String: Set<String>] {
-        let files = try swiftFiles(under: "Sources/VideoWM")
+    static func folderDependencies(under module: String = "Sources/VideoWM") throws -> [String: Set<String>] {
+        let files = try swiftFiles(under: module)
         let owner = declarations(in: files)
         let word = try! NSRegularExpression(pattern: #"(?<![.A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*"#)
         let strings = try! NSRegularExpression(pattern: #""(?:[^"\\]|\\.)*""#)
@@ -178,6 +184,25 @@ struct ArchitectureTests {
         for folder in Self.allowedDependencies.keys { #expect(!reaches(folder, folder), "\(folder) depends on itself") }
     }
 
+    // MARK: Data flows one way
+
+    /// HLS segments are written by our own fMP4 writer from the packets a segment holds: no code
+    /// that cuts or writes segments reaches the muxer (only the initialization segment is
+    /// FFmpeg's), and the muxer hands packets to nobody (no router calling back into it).
+    @Test func theSegmenterNeverCallsIntoTheMuxer() throws {
+        let segmenting = try Self.swiftFiles(under: "Sources/VideoWM/HLS") + Self.swiftFiles(under: "Sources/VideoWM/Presentations")
+        for (path, text) in segmenting where !path.hasSuffix("/InitializationSegment.swift") {
+            for pattern in ["Muxer", "muxer", "MuxedStream", "cutFragment", "writeIntoFragment"] {
+                #expect(Self.codeLines(text, containing: pattern).isEmpty, "\(path) reaches the muxer (\(pattern))")
+            }
+        }
+        for (path, text) in try Self.swiftFiles(under: "Sources/VideoWM/Media") {
+            for pattern in ["Router", "route(", "weak var"] {
+                #expect(Self.codeLines(text, containing: pattern).isEmpty, "\(path) hands packets back up (\(pattern))")
+            }
+        }
+    }
+
     /// A file over 300 lines says why in its header comment.
     @Test func longFilesSayWhy() throws {
         for folder in ["Sources/VideoWM", "Sources/videowm"] {
@@ -188,5 +213,47 @@ struct ArchitectureTests {
                 #expect(header.contains { $0.contains("lines") }, "\(path) has \(lines) lines and no reason in its header")
             }
         }
+    }
+
+    // MARK: The server
+
+    /// The folders of VideoWMServe (`videowm serve`, a thin layer over VideoWM) and those each
+    /// may use. HTTP is the only one that touches libmicrohttpd; Access (tokens) stands alone;
+    /// Rendering is the protocol to VideoWM's segment API and the lecture definition it takes;
+    /// Library (lectures by name), Cache and Operations (metrics, log) sit above those; Server
+    /// (routes, the handler, the origin) puts them together.
+    static let serverDependencies: [String: Set<String>] = [
+        "HTTP": [],
+        "Access": [],
+        "Rendering": ["Access"],
+        "Library": ["HTTP", "Access", "Operations", "Rendering"],
+        "Cache": ["HTTP", "Access"],
+        "Operations": ["HTTP"],
+        "Server": ["HTTP", "Access", "Library", "Rendering", "Cache", "Operations"],
+    ]
+
+    @Test func theServerIsAThinLayerAboveTheLibrary() throws {
+        for (path, text) in try Self.swiftFiles(under: "Sources/VideoWMServe") {
+            #expect(Self.codeLines(text, containing: "import CFFmpeg").isEmpty, "\(path) imports FFmpeg")
+            if Self.folder(of: path) != "HTTP" {
+                #expect(Self.codeLines(text, containing: "import CMicroHTTPD").isEmpty, "\(path) imports libmicrohttpd outside HTTP")
+                #expect(Self.codeLines(text, containing: ".pointee").isEmpty, "\(path) reaches into a C struct")
+            }
+        }
+        for (path, text) in try Self.swiftFiles(under: "Sources/VideoWM") {
+            #expect(Self.codeLines(text, containing: "import VideoWMServe").isEmpty, "\(path): the library depends on its server")
+        }
+        let edges = try Self.folderDependencies(under: "Sources/VideoWMServe")
+        for (from, targets) in edges.sorted(by: { $0.key < $1.key }) {
+            let allowed = try #require(Self.serverDependencies[from], "\(from) is a folder of VideoWMServe the architecture does not list")
+            #expect(targets.subtracting(allowed).isEmpty, "\(from) uses \(targets.subtracting(allowed).sorted())")
+        }
+        func reaches(_ start: String, _ target: String, seen: Set<String> = []) -> Bool {
+            for next in Self.serverDependencies[start] ?? [] where !seen.contains(next) {
+                if next == target || reaches(next, target, seen: seen.union([next])) { return true }
+            }
+            return false
+        }
+        for folder in Self.serverDependencies.keys { #expect(!reaches(folder, folder), "\(folder) depends on itself") }
     }
 }

@@ -262,9 +262,9 @@ struct BatchFilesTests {
     }
 
     @Test("progress counts the open group's outputs by how far the shared decode is")
-    func progressFraction() {
+    func progressFraction() throws {
         let tracker = BatchProgressTracker(total: 5)
-        let row = BatchRow(number: 1, line: 2, variables: [:], output: "out/1.mp4")
+        let row = BatchRow(number: 1, line: 2, variables: [:], target: try OutputTarget(path: "out/1.mp4"))
         tracker.record(BatchRowResult(row: row, status: .skipped, seconds: 0, error: nil))
         tracker.start(pendingRows: 4, inputSeconds: 10)
         #expect(tracker.snapshot().fractionComplete == 0)
@@ -279,8 +279,8 @@ struct BatchFilesTests {
         #expect(p.etaSeconds != nil)
     }
 
-    @Test func reportLines() {
-        let row = BatchRow(number: 3, line: 4, variables: [:], output: "out/\"quoted\".mp4")
+    @Test func reportLines() throws {
+        let row = BatchRow(number: 3, line: 4, variables: [:], target: try OutputTarget(path: "out/\"quoted\".mp4"))
         let done = BatchRowResult(row: row, status: .done, seconds: 1.23456, error: nil, render: .full)
         #expect(done.jsonLine == #"{"row":3,"output":"out/\"quoted\".mp4","status":"done","seconds":1.235,"reencoded":1.000,"error":null}"#)
         let smart = BatchRowResult(row: row, status: .done, seconds: 1, error: nil,

@@ -91,11 +91,11 @@ struct ScaleRequestTests {
 
 @Suite("--profile, --level, --tune, --maxrate")
 struct EncoderControlsTests {
-    func problem(_ controls: EncoderControls, _ codec: EncodeSettings.VideoCodec, bitRate: Int? = nil) -> String? {
+    func problem(_ controls: EncoderControls, _ codec: VideoCodec, bitRate: Int? = nil) -> String? {
         do { try controls.validate(for: codec, bitRate: bitRate); return nil } catch { return error.description }
     }
 
-    func problem(_ controls: EncoderControls, _ codec: EncodeSettings.VideoCodec, _ picture: EncodedPicture) -> String? {
+    func problem(_ controls: EncoderControls, _ codec: VideoCodec, _ picture: EncodedPicture) -> String? {
         do { try controls.validate(for: codec, picture: picture); return nil } catch { return error.description }
     }
 

@@ -207,10 +207,24 @@ private func ms(_ milliseconds: Int64) -> PresentationTime { PresentationTime(mi
     }
 }
 
-@Suite struct OutputKindTests {
+@Suite struct OutputTargetTests {
     @Test func playlistsAreHLSAndDASHIsRefused() throws {
-        #expect(try OutputKind(path: "out/a.M3U8") == .hlsPresentation)
-        #expect(try OutputKind(path: "a.mp4") == .file)
-        #expect(throws: RequestError.self) { try OutputKind(path: "a.mpd") }
+        #expect(try OutputTarget(path: "out/a.M3U8").kind == .hlsPresentation)
+        #expect(try OutputTarget(path: "a.mp4").kind == .file)
+        #expect(throws: RequestError.self) { try OutputTarget(path: "a.mpd") }
+        #expect(throws: RequestError.self) { try OutputTarget(path: "a.nosuchformat") }
+    }
+
+    @Test func oneQuestionSaysWhatAContainerHolds() throws {
+        let mp4 = try OutputTarget(path: "a.mp4").container, webm = try OutputTarget(path: "a.webm").container
+        let ts = try OutputTarget(path: "a.ts").container, gif = try OutputTarget(path: "a.gif").container
+        #expect(mp4.canHold(.h264) && mp4.canHold(.aac) && !mp4.canHold(.flac), "MP4 refuses FLAC at write time in FFmpeg 5.1")
+        #expect(webm.canHold(.vp9) && webm.canHold(.opus) && !webm.canHold(.h264))
+        // MPEG-TS does not answer FFmpeg's query: known codecs and its own defaults.
+        #expect(ts.canHold(.h264) && ts.canHold(.hevc) && !ts.canHold(.vp9))
+        #expect(!gif.canHold(.h264))
+        #expect(try OutputTarget(path: "x.m3u8").container == .fragmentedMP4)
+        #expect(webm.defaultVideoCodec == .vp9 && mp4.defaultVideoCodec == .h264)
+        #expect(ts.storesAnnexB && !mp4.storesAnnexB && mp4.needsGlobalHeader)
     }
 }

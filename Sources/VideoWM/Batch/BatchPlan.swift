@@ -7,7 +7,10 @@ public struct BatchRow: Sendable, Equatable {
     /// The CSV line the row starts on.
     public let line: Int
     public let variables: [String: String]
-    public let output: String
+    /// Where the row's output goes, parsed once (its kind and container).
+    public let target: OutputTarget
+    /// The output's path.
+    public var output: String { target.path }
 
     /// 0 for the first row: what `--shard I/N` divides.
     public var index: Int { number - 1 }
@@ -77,10 +80,13 @@ public struct BatchPlan: Sendable {
             } catch {
                 throw CSVError(file: file, line: record.line, row: record.number, problem: error.description)
             }
-            guard Muxer.knowsFormat(of: output) else {
-                throw CSVError(file: file, line: record.line, row: record.number, problem: "\(output): unknown output format (end the --output template with .mp4, .mov, .mkv, .webm or another container's extension)")
+            let target: OutputTarget
+            do {
+                target = try OutputTarget(path: output)
+            } catch {
+                throw CSVError(file: file, line: record.line, row: record.number, problem: error.description)
             }
-            let row = BatchRow(number: record.number, line: record.line, variables: variables, output: output)
+            let row = BatchRow(number: record.number, line: record.line, variables: variables, target: target)
             let key = OutputPathTemplate.path(of: OutputPathTemplate.normalizedComponents(of: output))
             if let earlier = rowByOutput[key] {
                 throw CSVError(file: file, line: record.line, row: record.number, problem: "its output \(output) is also the output of row \(earlier.number) (line \(earlier.line)); the --output template must give each row its own file, e.g. with {id}")

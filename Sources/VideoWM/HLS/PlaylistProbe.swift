@@ -14,7 +14,8 @@ import Glibc
 extension MediaDescription {
     /// What `path` holds: a media file, or an HLS media playlist (`.m3u8`, see `PlaylistProbe`).
     public static func probe(path: String) throws -> MediaDescription {
-        if try OutputKind(path: path) == .hlsPresentation { return try PlaylistProbe.describe(playlist: path) }
+        // An input named .m3u8 is read as a playlist (never by FFmpeg's HLS demuxer, which would open what it lists).
+        if (path as NSString).pathExtension.lowercased() == "m3u8" { return try PlaylistProbe.describe(playlist: path) }
         return try probe(mediaFile: path)
     }
 }

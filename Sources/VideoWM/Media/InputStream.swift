@@ -173,7 +173,7 @@ enum MediaType: Equatable {
 }
 
 /// A codec (FFmpeg's `AVCodecID`).
-struct CodecID: Equatable {
+struct CodecID: Equatable, Sendable {
     let av: AVCodecID
 
     init(_ av: AVCodecID) { self.av = av }
@@ -182,6 +182,8 @@ struct CodecID: Equatable {
     static let h264 = CodecID(AV_CODEC_ID_H264)
     static let hevc = CodecID(AV_CODEC_ID_HEVC)
     static let vp9 = CodecID(AV_CODEC_ID_VP9)
+    static let av1 = CodecID(AV_CODEC_ID_AV1)
+    static let aac = CodecID(AV_CODEC_ID_AAC)
     static let opus = CodecID(AV_CODEC_ID_OPUS)
 
     /// FFmpeg's name ("h264", "subrip").

@@ -9,33 +9,32 @@ import CFFmpeg
 final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
+    /// The output's name in errors (the real file or playlist; `path` may be its temporary sibling).
     let target: String
+    let container: Container
     /// Whether the bytes go into memory, to be taken fragment by fragment (`cutFragment`).
     let writesFragmentsInMemory: Bool
-    /// When set, every packet goes to the router instead of being muxed (see `MuxerPacketRouter`).
-    weak var packetRouter: MuxerPacketRouter?
     private var headerWritten = false
     private var ioOpen = false
     /// Ticks added to every timestamp of an output stream before muxing, by stream index.
     private var timestampShifts: [Int: Int64] = [:]
 
-    init(path: String, target: String) throws {
-        guard let format = av_guess_format(nil, target, nil) else {
-            throw RequestError(subject: target, problem: "unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
-        }
-        context = try Self.allocate(format: format, path: path, target: target)
+    /// A muxer writing `target`'s container to `path` (its temporary sibling).
+    init(path: String, target: OutputTarget) throws {
+        context = try Self.allocate(format: target.container.format, path: path, target: target.path)
         self.path = path
-        self.target = target
+        self.target = target.path
+        container = target.container
         writesFragmentsInMemory = false
     }
 
-    /// A fragmented-MP4 muxer writing into memory: the initialization segment and media
-    /// segments of the HLS presentation whose playlist is `target`.
-    init(fragmentedMP4For target: String) throws {
-        guard let format = av_guess_format("mp4", nil, nil) else { throw ResourceError.memory("finding the MP4 muxer") }
-        context = try Self.allocate(format: format, path: "", target: target)
+    /// A fragmented-MP4 muxer writing into memory: what makes an HLS presentation's
+    /// initialization segment; `name` names it in errors.
+    init(fragmentedMP4Named name: String) throws {
+        container = .fragmentedMP4
+        context = try Self.allocate(format: container.format, path: "", target: name)
         path = ""
-        self.target = target
+        target = name
         writesFragmentsInMemory = true
     }
 
@@ -59,45 +58,7 @@ final class Muxer {
         avformat_free_context(context)
     }
 
-    /// Whether FFmpeg knows a container for `path`'s extension.
-    static func knowsFormat(of path: String) -> Bool { av_guess_format(nil, path, nil) != nil }
-
-    /// The muxer FFmpeg picks for `target`'s extension ("mp4", "matroska", "mpegts"), nil when none.
-    static func formatName(forTarget target: String) -> String? {
-        av_guess_format(nil, target, nil).map { String(cString: $0.pointee.name) }
-    }
-
-    /// Whether the container for `target`'s extension can hold a stream of `codec`; a muxer
-    /// without a codec list (MPEG-TS) is taken at its word that it can.
-    static func format(forTarget target: String, accepts codec: CodecID) -> Bool {
-        guard let format = av_guess_format(nil, target, nil) else { return false }
-        return avformat_query_codec(format, codec.av, FF_COMPLIANCE_NORMAL) != 0
-    }
-
-    var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
-
-    /// Whether the container can hold a stream of this codec.
-    func accepts(_ codec: CodecID) -> Bool {
-        // FFmpeg 5.1's MP4 muxer lists FLAC but refuses it at write time as experimental.
-        if codec == .flac && isMP4Family { return false }
-        return avformat_query_codec(context.pointee.oformat, codec.av, FF_COMPLIANCE_NORMAL) == 1
-    }
-
-    /// Whether the container can hold what the encoder named `name` produces.
-    func accepts(encoderNamed name: String) -> Bool {
-        guard let codec = avcodec_find_encoder_by_name(name) else { return false }
-        return accepts(CodecID(codec.pointee.id))
-    }
-
-    /// MP4, MOV and their relatives (one muxer family, with the same options).
-    var isMP4Family: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(formatName) }
-
-    /// Matroska and WebM (one muxer family).
-    var isMatroskaFamily: Bool { ["matroska", "webm"].contains(formatName) }
-
     var streamCount: Int { Int(context.pointee.nb_streams) }
-
-    var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     // MARK: Streams
 
@@ -223,7 +184,7 @@ final class Muxer {
             try check(code, OutputError.call("opening for writing", file: target, stage: .creating))
             ioOpen = true
         }
-        if formatName == "matroska" {
+        if container.family == .matroska {
             // Matroska stores negative times (a block's time is signed relative to its
             // cluster), so an audio track that starts before zero — AAC priming from an MP4 —
             // stays there instead of every stream being pushed later to make room for it.
@@ -246,7 +207,7 @@ final class Muxer {
     /// pass through the file. Do the shift ourselves there.
     private func opusCodecDelayShifts() -> [Int: Int64] {
         let fixedInLibavformat: UInt32 = 59 << 16 | 31 << 8 | 0
-        guard isMatroskaFamily, avformat_version() < fixedInLibavformat else { return [:] }
+        guard container.family == .matroska || container.family == .webm, avformat_version() < fixedInLibavformat else { return [:] }
         var shifts: [Int: Int64] = [:]
         for i in 0..<Int(context.pointee.nb_streams) {
             guard let stream = context.pointee.streams[i], let par = stream.pointee.codecpar,
@@ -258,13 +219,8 @@ final class Muxer {
         return shifts
     }
 
-    /// Writes a packet whose stream index and timestamps are already the output stream's
-    /// (or hands it to the `packetRouter`).
+    /// Writes a packet whose stream index and timestamps are already the output stream's.
     func write(_ packet: Packet) throws {
-        if let packetRouter {
-            try packetRouter.route(packet)
-            return
-        }
         if let shift = timestampShifts[packet.streamIndex] { packet.shift(by: shift) }
         let code = av_interleaved_write_frame(context, packet.pointer)
         try check(code, OutputError.call("writing", file: target))

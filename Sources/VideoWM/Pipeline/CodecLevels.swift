@@ -20,7 +20,7 @@ public struct CodecLevelLimits: Sendable, Equatable {
     /// The limits of `level` for `codec`, nil when the codec has no such level here.
     /// `highBitRateFactor` scales H.264's bit-rate and buffer limits by profile: 1.25 for
     /// High, 3 for High 10, 4 for High 4:2:2 and 4:4:4 (Table A-2); 1 otherwise.
-    public static func limits(codec: EncodeSettings.VideoCodec, level: String, highBitRateFactor: Double = 1) -> CodecLevelLimits? {
+    public static func limits(codec: VideoCodec, level: String, highBitRateFactor: Double = 1) -> CodecLevelLimits? {
         switch codec {
         case .h264:
             guard let row = h264.first(where: { $0.name == level || $0.aliases.contains(level) }) else { return nil }
@@ -41,7 +41,7 @@ public struct CodecLevelLimits: Sendable, Equatable {
     }
 
     /// The level names `codec` takes, for error messages and help.
-    public static func names(for codec: EncodeSettings.VideoCodec) -> [String] {
+    public static func names(for codec: VideoCodec) -> [String] {
         switch codec {
         case .h264: h264.map(\.name)
         case .hevc: hevc.map(\.name)

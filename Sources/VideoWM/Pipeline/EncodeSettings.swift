@@ -2,43 +2,9 @@
 /// `--threads` options, and the delivery controls (`--gop`, `--maxrate`/`--bufsize`,
 /// `--profile`, `--level`, `--tune`) in `controls`.
 public struct EncodeSettings: Sendable, Equatable {
-    public enum VideoCodec: String, Sendable, CaseIterable {
-        case h264, hevc, vp9, av1
-
-        /// The FFmpeg encoder used for this codec.
-        var encoderName: String {
-            switch self {
-            case .h264: "libx264"
-            case .hevc: "libx265"
-            case .vp9: "libvpx-vp9"
-            case .av1: "libsvtav1"
-            }
-        }
-
-        /// The private option that takes `key=value:key=value` parameters of the encoder library.
-        var parameterOption: String? {
-            switch self {
-            case .h264: "x264-params"
-            case .hevc: "x265-params"
-            case .vp9: nil
-            case .av1: "svtav1-params"
-            }
-        }
-
-        /// Quality when neither --crf nor --bitrate is given (each encoder's own usual default).
-        var defaultCRF: Int {
-            switch self {
-            case .h264: 23
-            case .hevc: 28
-            case .vp9: 32
-            case .av1: 35
-            }
-        }
-    }
-
     public enum AudioMode: String, Sendable, CaseIterable { case copy, aac, opus, none }
 
-    /// nil: h264, or vp9 for .webm outputs.
+    /// nil: the container's usual codec (h264, or vp9 for .webm outputs).
     public var codec: VideoCodec?
     public var crf: Int?
     public var preset: String?
@@ -68,13 +34,23 @@ public struct EncodeSettings: Sendable, Equatable {
         self.controls = controls
     }
 
-    /// Whether the video must be re-encoded even where nothing is marked (a batch row that
-    /// `unless` leaves clean): a packet copy keeps the input's keyframes, rate and profile.
-    var copyCannotHonour: Bool { controls != EncoderControls() || scale != nil }
+    /// Why the input's own video packets cannot be what these settings ask for (a packet copy
+    /// keeps the input's size, keyframes, rate and profile): the one place that decides it, for
+    /// a clean batch row, smart rendering's copied GOPs and an HLS row's shared segments alike.
+    /// Nil when a copy honours every option.
+    var whyCopiesCannotHonour: String? {
+        if scale != nil { return "a size option asks for another picture size than the input's" }
+        let options = [(controls.gop != nil, "--gop"), (controls.maxRate != nil, "--maxrate"), (controls.bufferSize != nil, "--bufsize"),
+                       (controls.profile != nil, "--profile"), (controls.level != nil, "--level"), (controls.tune != nil, "--tune")]
+        return options.first(where: \.0).map { "\($0.1) asks for what the copied GOPs, the input's own, cannot change" }
+    }
 
-    public func videoCodec(forOutput path: String) -> VideoCodec {
-        if let codec { return codec }
-        return path.lowercased().hasSuffix(".webm") ? .vp9 : .h264
+    /// Whether the video must be re-encoded even where nothing is marked (see `whyCopiesCannotHonour`).
+    var copyCannotHonour: Bool { whyCopiesCannotHonour != nil }
+
+    /// The codec the video of `target` is encoded with: `--codec`, else its container's usual one.
+    public func videoCodec(for target: OutputTarget) -> VideoCodec {
+        codec ?? target.container.defaultVideoCodec
     }
 
     /// Private options for the encoder (`avcodec_open2`'s dictionary), with the controls'
@@ -100,5 +76,27 @@ public struct EncodeSettings: Sendable, Equatable {
         parameters += changes.parameters
         if !parameters.isEmpty, let key = codec.parameterOption { options[key] = parameters.joined(separator: ":") }
         return options
+    }
+}
+
+extension VideoCodec {
+    /// The private option that takes `key=value:key=value` parameters of the encoder library.
+    var parameterOption: String? {
+        switch self {
+        case .h264: "x264-params"
+        case .hevc: "x265-params"
+        case .vp9: nil
+        case .av1: "svtav1-params"
+        }
+    }
+
+    /// Quality when neither --crf nor --bitrate is given (each encoder's own usual default).
+    var defaultCRF: Int {
+        switch self {
+        case .h264: 23
+        case .hevc: 28
+        case .vp9: 32
+        case .av1: 35
+        }
     }
 }

@@ -8,12 +8,11 @@ extension EncodeSettings {
     /// The lowest `--bitrate` taken: below 1 kbit/s no encoder makes a watchable picture.
     public static let minimumBitRate = 1000
 
-    /// Checks the settings for a video written to `output` (its extension picks the container
-    /// and, without --codec, the codec), the delivery controls included (`EncoderControls`); an HLS
-    /// playlist's segments are fragmented MP4, and DASH is refused.
-    public func validate(forOutput output: String) throws(RequestError) {
-        let codec = videoCodec(forOutput: output)
-        let container = try OutputKind(path: output) == .hlsPresentation ? "segment.mp4" : output
+    /// Checks the settings for a video written to `target` (its container and, without --codec,
+    /// the codec), the delivery controls included (`EncoderControls`); an HLS presentation's
+    /// segments are fragmented MP4.
+    public func validate(for target: OutputTarget) throws(RequestError) {
+        let codec = videoCodec(for: target)
         if let crf, !codec.crfRange.contains(crf) {
             throw RequestError(subject: "--crf", problem: "\(codec.encoderName) takes \(codec.crfRange.lowerBound) to \(codec.crfRange.upperBound), got \(crf)")
         }
@@ -23,12 +22,12 @@ extension EncodeSettings {
         if let bitRate, bitRate < Self.minimumBitRate {
             throw RequestError(subject: "--bitrate", problem: "\(bitRate) bits per second is below the minimum of 1k; give a rate such as 2500k or 3M")
         }
-        try codec.checkContainer(of: container)
+        try codec.checkContainer(of: target)
         try controls.validate(for: codec, bitRate: bitRate)
     }
 }
 
-extension EncodeSettings.VideoCodec {
+extension VideoCodec {
     /// `--crf` values the encoder takes (x264 and x265: 0–51; libvpx-vp9 and SVT-AV1: 0–63).
     var crfRange: ClosedRange<Int> {
         switch self {
@@ -59,30 +58,15 @@ extension EncodeSettings.VideoCodec {
         return Self.x26xPresets.joined(separator: ", ")
     }
 
-    /// Containers whose muxer does not answer when asked but is known to carry these codecs
-    /// (FFmpeg's MPEG-TS muxer writes H.264 and HEVC).
-    static let codecsOfUnlistedMuxers: [String: Set<EncodeSettings.VideoCodec>] = ["mpegts": [.h264, .hevc]]
-
     /// Refuses an output whose container cannot hold this codec (H.264 in WebM, any video in
-    /// a .png or .gif): the muxer says so, or, for a muxer that does not say, it is not known
-    /// to carry the codec and its own default video codec is another.
-    func checkContainer(of output: String) throws(RequestError) {
-        let ext = (output as NSString).pathExtension
-        guard let container = ContainerFormat(forOutput: output) else {
-            throw RequestError(subject: output, problem: "unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
-        }
-        let holds: Bool
-        switch container.holds(outputOf: encoderName) {
-        case .yes: holds = true
-        case .no: holds = false
-        case .notSaid:
-            holds = Self.codecsOfUnlistedMuxers[container.name]?.contains(self) ?? container.isDefaultVideo(ofEncoder: encoderName)
-        }
-        guard !holds else { return }
-        let alternatives = EncodeSettings.VideoCodec.allCases.filter { container.holds(outputOf: $0.encoderName) == .yes }
+    /// a .png or .gif), naming the codecs it can hold instead.
+    func checkContainer(of target: OutputTarget) throws(RequestError) {
+        guard !target.container.canHold(codecID) else { return }
+        let output = target.path, ext = target.fileType
+        let alternatives = VideoCodec.allCases.filter { target.container.canHold($0.codecID) }
         let advice = alternatives.isEmpty
-            ? "a .\(ext) file holds no video this tool encodes; use .mp4, .mkv, .mov or .webm (stills: stamp or thumbnail)"
+            ? "a \(ext) file holds no video this tool encodes; use .mp4, .mkv, .mov or .webm (stills: stamp or thumbnail)"
             : "use --codec \(alternatives.map(\.rawValue).joined(separator: " or ")), or an .mp4 or .mkv output"
-        throw RequestError(subject: output, problem: "a .\(ext) file cannot hold \(rawValue) video (--codec \(rawValue)); \(advice)")
+        throw RequestError(subject: output, problem: "a \(ext) file cannot hold \(rawValue) video (--codec \(rawValue)); \(advice)")
     }
 }

@@ -31,7 +31,7 @@ public struct EncoderControls: Sendable, Equatable {
     }
 
     /// Profiles by codec, each with the pictures it can carry.
-    static func profiles(for codec: EncodeSettings.VideoCodec) -> [(name: String, maxBitDepth: Int, chroma: Set<ChromaSubsampling>)] {
+    static func profiles(for codec: VideoCodec) -> [(name: String, maxBitDepth: Int, chroma: Set<ChromaSubsampling>)] {
         switch codec {
         case .h264:
             [("baseline", 8, [.s420]), ("main", 8, [.s420]), ("high", 8, [.s420]), ("high10", 10, [.s420]),
@@ -48,7 +48,7 @@ public struct EncoderControls: Sendable, Equatable {
         }
     }
 
-    static func tunes(for codec: EncodeSettings.VideoCodec) -> [String] {
+    static func tunes(for codec: VideoCodec) -> [String] {
         switch codec {
         case .h264: ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
         case .hevc: ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]
@@ -58,7 +58,7 @@ public struct EncoderControls: Sendable, Equatable {
     }
 
     /// The checks that need only the codec and the other options (run before any file is opened).
-    public func validate(for codec: EncodeSettings.VideoCodec, bitRate: Int?) throws(RequestError) {
+    public func validate(for codec: VideoCodec, bitRate: Int?) throws(RequestError) {
         if case .duration = gop, codec == .av1 {
             throw RequestError(subject: "--gop", problem: "the av1 encoder here (SVT-AV1 1.4) cannot place keyframes at times; give a frame count (--gop 60)")
         }
@@ -92,7 +92,7 @@ public struct EncoderControls: Sendable, Equatable {
     }
 
     /// The checks that need the picture the encoder will get: its sample format, size and rate.
-    public func validate(for codec: EncodeSettings.VideoCodec, picture: EncodedPicture) throws(RequestError) {
+    public func validate(for codec: VideoCodec, picture: EncodedPicture) throws(RequestError) {
         if let profile, let entry = Self.profiles(for: codec).first(where: { $0.name == profile }),
            picture.bitDepth > entry.maxBitDepth || !entry.chroma.contains(picture.chroma) {
             throw RequestError(subject: "--profile", problem: "\(codec.rawValue) profile \(profile) cannot carry this video (\(picture.bitDepth)-bit \(picture.chroma.rawValue))")
@@ -161,7 +161,7 @@ extension EncoderControls {
     /// x264's and libvpx's own maximum interval, switched off.
     static let unboundedInterval: Int32 = 1 << 20
 
-    public func changes(for codec: EncodeSettings.VideoCodec) -> EncoderOptionChanges {
+    public func changes(for codec: VideoCodec) -> EncoderOptionChanges {
         var c = EncoderOptionChanges()
         c.maxRate = maxRate.map(Int64.init)
         c.bufferSize = bufferSize.map { Int32(clamping: $0) }

@@ -72,32 +72,44 @@ final class RenderPlanner {
     }
 
     /// The codec smart rendering splices for this input, nil when it does not.
-    var codec: SpliceCodec? {
-        switch source.stream.codec {
-        case .h264: .h264
-        case .hevc: .hevc
-        case .vp9: .vp9
-        default: nil
-        }
+    var codec: VideoCodec? {
+        VideoCodec(source.stream.codec).flatMap { $0.isSpliceable ? $0 : nil }
     }
 
     /// How the output `target`, marked by `compositor`, is rendered: a splice job, or nil for a
     /// full render; with the outcome to report. Throws `RenderError` for `--render smart` where
     /// it is impossible.
-    func decide(target: String, compositor: Compositor) throws -> (job: SpliceJob?, outcome: RenderOutcome) {
+    func decide(target: OutputTarget, compositor: Compositor) throws -> (job: SpliceJob?, outcome: RenderOutcome) {
         guard mode != .full else { return (nil, .full) }
         var obstacle = staticObstacle(target: target)
-        if obstacle == nil, case .failure(let refusal) = try index() { obstacle = RenderObstacle(reason: refusal.description, isNotable: true) }
+        if obstacle == nil {
+            switch try index() {
+            case .failure(let refusal): obstacle = RenderObstacle(reason: refusal.description, isNotable: true)
+            case .success:
+                if case .failure(let error) = parameterSetID() { obstacle = RenderObstacle(reason: error.description, isNotable: true) }
+            }
+        }
         // Marks that never hide leave nothing to copy: the full render is what they cost anyway.
         if obstacle?.isNotable == true && marksNeverHide(compositor) { obstacle?.isNotable = false }
         let decision = try RenderDecision.decide(mode, obstacle: obstacle, file: source.path) { plan(for: compositor) }
-        guard let plan = decision.plan, let codec, case .success(let index) = try index() else {
+        guard let plan = decision.plan, let codec, case .success(let index) = try index(), case .success(let id) = parameterSetID() else {
             return (nil, RenderOutcome(isSmart: false, notice: decision.notice, reason: decision.reason))
         }
         let outcome = RenderOutcome(isSmart: true, notice: decision.notice, reason: decision.reason,
                                     reencodedSeconds: index.timeBase.seconds(plan.reencodedDuration),
                                     totalSeconds: index.timeBase.seconds(plan.totalDuration))
-        return (SpliceJob(index: index, codec: codec, plan: plan), outcome)
+        return (SpliceJob(index: index, codec: codec, plan: plan, parameterSetID: id), outcome)
+    }
+
+    /// For H.264, the SPS/PPS id re-encoded spans take (one the input does not use); nil for
+    /// other codecs. Fails when the input uses every id: then nothing can be spliced.
+    private func parameterSetID() -> Result<Int?, ParameterSetError> {
+        guard codec == .h264, case .success(let index)? = indexResult else { return .success(nil) }
+        do {
+            return .success(try H264ParameterSetIDs.free(avoiding: index.usedH264ParameterSetIDs))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Whether no layer of `compositor` ever hides, judged at the input's nominal frame times (at most
@@ -110,7 +122,7 @@ final class RenderPlanner {
     }
 
     /// Why smart rendering cannot apply to `target`, from what is known without reading the input.
-    func staticObstacle(target: String) -> RenderObstacle? {
+    func staticObstacle(target: OutputTarget) -> RenderObstacle? {
         let codecName = source.stream.codec.name
         func input(_ reason: String) -> RenderObstacle { RenderObstacle(reason: reason, isNotable: true) }
         func asked(_ reason: String) -> RenderObstacle { RenderObstacle(reason: reason, isNotable: false) }
@@ -119,24 +131,16 @@ final class RenderPlanner {
             return asked("--codec \(wanted.rawValue) asks for another codec than the input's \(codecName)")
         }
         // Copied GOPs keep the input's size, keyframes, rate and profile: options that change them need every frame.
-        if settings.scale != nil { return asked("a size option asks for another picture size than the input's") }
-        let controls = settings.controls
-        let options = [(controls.gop != nil, "--gop"), (controls.maxRate != nil, "--maxrate"), (controls.bufferSize != nil, "--bufsize"),
-                     (controls.profile != nil, "--profile"), (controls.level != nil, "--level"), (controls.tune != nil, "--tune")]
-            .filter(\.0).map(\.1)
-        if let first = options.first {
-            return asked("\(first) asks for what the copied GOPs, the input's own, cannot change")
+        if let reason = settings.whyCopiesCannotHonour { return asked(reason) }
+        guard target.kind == .file, target.container.isSpliceable else {
+            return asked("smart rendering writes MP4, MOV, MKV, WebM or MPEG-TS files, not \(target.fileType.lowercased())")
         }
-        let extensionName = (target as NSString).pathExtension.lowercased()
-        guard let container = Muxer.formatName(forTarget: target), Self.splicingFormats.contains(container) else {
-            return asked("smart rendering writes MP4, MOV, MKV, WebM or MPEG-TS files, not .\(extensionName)")
-        }
-        guard Muxer.format(forTarget: target, accepts: source.stream.codec) else {
-            return asked("a .\(extensionName) file cannot hold \(codecName) video")
+        guard target.container.canHold(source.stream.codec) else {
+            return asked("a \(target.fileType.lowercased()) file cannot hold \(codecName) video")
         }
         if source.stream.isInterlaced { return input("the video is interlaced") }
         let format = source.video.pixelFormat
-        let encoderName = EncodeSettings.VideoCodec(rawValue: codec.rawValue)!.encoderName
+        let encoderName = codec.encoderName
         let supported = (try? Encoder.supportedPixelFormats(ofEncoderNamed: encoderName)) ?? []
         guard let layout = format.planarLayout, supported.isEmpty || supported.contains(format) else {
             return input("\(encoderName) cannot encode the input's pixel format \(format)")
@@ -147,9 +151,6 @@ final class RenderPlanner {
         }
         return nil
     }
-
-    /// Containers (FFmpeg's muxer names) whose splices were checked (docs/smart-rendering.md).
-    static let splicingFormats: Set<String> = ["mp4", "mov", "matroska", "webm", "mpegts"]
 
     /// The packet index, read once.
     func index() throws -> Result<VideoPacketIndex, VideoPacketIndex.Refusal> {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What becomes of one input stream other than the video in an output: the stream
-/// mapping decisions, made from the container's abilities and `--audio`, apart from doing them.
+/// mapping decisions, made from the container's abilities and `--audio` before anything is
+/// opened, apart from doing them.
 enum StreamRoute: Equatable {
     /// Copied packet for packet.
     case copy
@@ -12,10 +13,12 @@ enum StreamRoute: Equatable {
     /// Left out: `--audio none` (silently), or the container cannot hold it (said).
     case drop(notice: Bool)
 
-    /// The route for `stream` into `muxer`'s container.
-    static func route(for stream: InputStream, into muxer: Muxer, audio mode: EncodeSettings.AudioMode) -> StreamRoute {
+    /// The route for `stream` into `target`.
+    static func route(for stream: InputStream, into target: OutputTarget, audio mode: EncodeSettings.AudioMode) -> StreamRoute {
+        let container = target.container
         // HLS segments carry video and audio; subtitles would need a WebVTT rendition of their own.
-        let accepted = muxer.accepts(stream.codec) && (!muxer.writesFragmentsInMemory || stream.mediaType == .audio)
+        let presentation = target.isPresentation
+        let accepted = container.canHold(stream.codec) && (!presentation || stream.mediaType == .audio)
         switch stream.mediaType {
         case .audio:
             switch mode {
@@ -24,29 +27,23 @@ enum StreamRoute: Equatable {
             case .opus: return .reencodeAudio(encoder: "libopus", notice: false)
             case .copy:
                 if accepted { return .copy }
-                // The container's usual audio: Opus for WebM, AAC for the others.
-                return .reencodeAudio(encoder: muxer.formatName == "webm" ? "libopus" : "aac", notice: true)
+                return .reencodeAudio(encoder: container.defaultAudioEncoder, notice: true)
             }
-        case .subtitle where !accepted && stream.codec.isTextSubtitle && !muxer.writesFragmentsInMemory:
-            if let encoder = textSubtitleEncoder(for: muxer), muxer.accepts(encoderNamed: encoder) { return .convertSubtitles(encoder: encoder) }
+        case .subtitle where !accepted && stream.codec.isTextSubtitle && !presentation:
+            if let encoder = container.textSubtitleEncoder, container.canHold(outputOfEncoderNamed: encoder) {
+                return .convertSubtitles(encoder: encoder)
+            }
             return .drop(notice: true)
         default:
             return accepted ? .copy : .drop(notice: true)
         }
-    }
-
-    /// The encoder that turns text subtitles into what `muxer`'s container holds, if any.
-    static func textSubtitleEncoder(for muxer: Muxer) -> String? {
-        if muxer.isMP4Family { return "mov_text" }
-        if muxer.formatName == "webm" { return "webvtt" }
-        return nil
     }
 }
 
 /// The muxer's options for an output: MP4 and MOV get their index at the front, and the
 /// video track keeps the input's clock, so every timestamp (and edit list) is stored exactly.
 func muxerOptions(for muxer: Muxer, videoTimeBase timeBase: Rational) -> [String: String] {
-    guard muxer.isMP4Family else { return [:] }
+    guard muxer.container.family == .mp4 else { return [:] }
     // HLS: one fragment per segment, cut on request; the moov written with the first fragment
     // (so its edit lists keep B-frame delay and audio priming, and the first picture shows at
     // 0); data offsets counted from each moof, so a segment's bytes do not depend on where it

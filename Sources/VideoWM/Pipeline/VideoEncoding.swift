@@ -3,10 +3,10 @@ import Overlay
 /// The decisions behind re-encoding a video: the encoder, the pixel format marks are blended
 /// in and the encoder takes, the size it needs, and the colour it must signal.
 extension VideoEncoderConfiguration {
-    /// The configuration for re-encoding `source` with `settings` into `output` (whose
-    /// extension picks the default codec); `globalHeader` when the container wants it.
-    init(reencoding source: VideoStreamDescription, settings: EncodeSettings, output: String, globalHeader: Bool) throws {
-        let codec = settings.videoCodec(forOutput: output)
+    /// The configuration for re-encoding `source` with `settings` into `target` (whose container
+    /// picks the default codec and says whether codec headers go out of band).
+    init(reencoding source: VideoStreamDescription, settings: EncodeSettings, target: OutputTarget) throws {
+        let codec = settings.videoCodec(for: target)
         let encoderName = codec.encoderName
         let format = try Self.pixelFormat(for: source.pixelFormat, supported: Encoder.supportedPixelFormats(ofEncoderNamed: encoderName),
                                           encoder: encoderName)
@@ -27,7 +27,7 @@ extension VideoEncoderConfiguration {
                   color: source.color.convertedForMarking(from: source.pixelFormat, height: source.height),
                   threads: settings.threads, bitRate: settings.bitRate,
                   maxRate: changes.maxRate.map(Int.init), bufferSize: changes.bufferSize.map(Int.init),
-                  globalHeader: globalHeader, options: settings.encoderOptions(for: codec, changes: changes),
+                  globalHeader: target.container.needsGlobalHeader, options: settings.encoderOptions(for: codec, changes: changes),
                   gopSize: changes.gopSize.map(Int.init), minKeyframeInterval: changes.minKeyframeInterval.map(Int.init),
                   profileNumber: changes.profileNumber.map(Int.init),
                   forcedKeyframes: changes.forcesKeyframes ? settings.controls.gop : nil,
@@ -71,5 +71,22 @@ extension VideoEncoderConfiguration {
         let blendable = supported.isEmpty ? [.yuv420p] : supported.filter { $0.planarLayout != nil }
         guard !blendable.isEmpty else { throw EncoderError(encoder: encoder, problem: .noBlendablePixelFormat) }
         return PixelFormat.closest(to: decoded, among: blendable) ?? blendable[0]
+    }
+
+    /// The notices re-encoding `video` as this configuration says gives: interlaced pictures
+    /// encoded as progressive, transparency lost, an odd size padded. `output` ends the
+    /// transparency notice ("out.mp4 is").
+    func notices(reencoding video: VideoStreamDescription, scaled: Bool, input: String, output: String) -> [String] {
+        var notices: [String] = []
+        if let order = video.fieldOrder.name, !fieldOrder.isInterlaced {
+            notices.append("\(input): interlaced video (\(order)) encoded by \(encoderName) as progressive frames, not deinterlaced: moving edges keep their combing")
+        }
+        if video.hasAlpha && !pixelFormat.hasAlpha {
+            notices.append("\(input): the video's transparency (alpha channel) is not kept: \(output) opaque")
+        }
+        if !scaled, width != video.width || height != video.height {
+            notices.append("\(input): \(video.width)×\(video.height) padded to \(width)×\(height) for \(pixelFormat) (the encoder needs even sizes); the extra column or row repeats the edge")
+        }
+        return notices
     }
 }

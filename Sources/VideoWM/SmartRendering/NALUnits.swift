@@ -7,19 +7,6 @@ enum NALFraming: Sendable, Equatable {
     case annexB
 }
 
-enum NALCodec: Sendable, Equatable {
-    case h264
-    case hevc
-
-    /// The type field of the NAL unit header starting at `first`.
-    func type(ofHeaderByte first: UInt8) -> Int {
-        switch self {
-        case .h264: Int(first & 0x1F)
-        case .hevc: Int(first >> 1) & 0x3F
-        }
-    }
-}
-
 /// The byte offsets of each NAL unit's payload (header first) in `bytes`; malformed lengths end the scan.
 func nalUnitRanges(in bytes: UnsafeRawBufferPointer, framing: NALFraming) -> [Range<Int>] {
     var ranges: [Range<Int>] = []
@@ -66,19 +53,26 @@ struct PacketNALSummary: Sendable, Equatable {
     var isBLA = false
     /// HEVC RASL_N/RASL_R (8, 9): skipped leading pictures that reference across their CRA.
     var isRASL = false
+    /// H.264: the packet carries a recovery point SEI with recovery_frame_cnt 0, i.e. decoding from
+    /// it shows every picture from it on correctly (x264's `open-gop=1` keyframes, broadcast I pictures).
+    var isRecoveryPoint = false
 
-    init(isIDR: Bool = false, isCRA: Bool = false, isBLA: Bool = false, isRASL: Bool = false) {
+    init(isIDR: Bool = false, isCRA: Bool = false, isBLA: Bool = false, isRASL: Bool = false, isRecoveryPoint: Bool = false) {
         self.isIDR = isIDR
         self.isCRA = isCRA
         self.isBLA = isBLA
         self.isRASL = isRASL
+        self.isRecoveryPoint = isRecoveryPoint
     }
 
-    init(packet bytes: UnsafeRawBufferPointer, framing: NALFraming, codec: NALCodec) {
+    init(packet bytes: UnsafeRawBufferPointer, framing: NALFraming, codec: VideoCodec) {
         for range in nalUnitRanges(in: bytes, framing: framing) {
-            let type = codec.type(ofHeaderByte: bytes[range.lowerBound])
+            guard let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound]) else { return }
             switch (codec, type) {
             case (.h264, 5): isIDR = true
+            case (.h264, 6):
+                let unit = Array(bytes[range])
+                if h264RecoveryFrameCount(sei: unit[...]) == 0 { isRecoveryPoint = true }
             case (.hevc, 19), (.hevc, 20): isIDR = true
             case (.hevc, 21): isCRA = true
             case (.hevc, 16...18): isBLA = true

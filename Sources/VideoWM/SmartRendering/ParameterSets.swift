@@ -18,11 +18,14 @@ func lengthPrefixed(_ units: [NALUnit]) -> [UInt8] {
 enum ParameterSetError: Error, Equatable, CustomStringConvertible {
     case malformedRecord(String)
     case tooManySets
+    /// Every H.264 SPS/PPS id the re-encoder could take (0…31) is the input's.
+    case noFreeID
 
     var description: String {
         switch self {
         case .malformedRecord(let what): "the input's \(what) record is malformed"
         case .tooManySets: "the parameter sets do not fit in one avcC record"
+        case .noFreeID: "the input's H.264 uses every parameter-set id from 0 to 31, leaving none for the re-encoded pictures"
         }
     }
 }
@@ -89,11 +92,34 @@ struct AVCConfigurationRecord: Equatable {
         guard record.sequenceParameterSets.count <= 31, record.pictureParameterSets.count <= 255 else { throw .tooManySets }
         return record
     }
+}
 
-    /// The first SPS id not used by this record's parameter sets (read from each SPS), for x264's `sps-id`.
-    var unusedSPSID: Int {
-        let used = Set(sequenceParameterSets.compactMap { H264SPS.id(of: $0) })
-        return (0...31).first { !used.contains($0) } ?? 31
+/// H.264 parameter-set ids: which a stream's SPS and PPS use, and the one re-encoded pictures
+/// take so that both pairs can sit side by side in one sample entry (x264's `sps-id`, which
+/// gives its SPS and its PPS the same id). The one place that id is chosen.
+enum H264ParameterSetIDs {
+    /// The id an H.264 SPS or PPS carries (its first Exp-Golomb field after the header); nil for other units.
+    static func id(of unit: NALUnit) -> Int? {
+        guard let first = unit.first else { return nil }
+        switch first & 0x1F {
+        case 7: return H264SPS.id(of: unit)
+        case 8:
+            guard unit.count > 1 else { return nil }
+            var reader = BitReader(bytes: Array(unit[1...]))
+            return reader.unsignedExpGolomb()
+        default: return nil
+        }
+    }
+
+    /// The smallest id (0…31, the SPS's range) that no SPS or PPS among `units` uses.
+    static func free(usedBy units: [NALUnit]) throws(ParameterSetError) -> Int {
+        try free(avoiding: Set(units.compactMap(id(of:))))
+    }
+
+    /// The smallest id (0…31) not in `used`; throws when there is none, rather than reuse one.
+    static func free(avoiding used: Set<Int>) throws(ParameterSetError) -> Int {
+        guard let id = (0...31).first(where: { !used.contains($0) }) else { throw .noFreeID }
+        return id
     }
 }
 

@@ -5,11 +5,10 @@
 /// frame) and keyframes as often as the input's; H.264 headers on their own SPS/PPS id and independent
 /// of the content (`stitchable`), so one sample entry can list them next to the input's.
 struct SpliceEncoderSettings: Equatable {
-    enum Codec: Equatable { case h264, hevc, vp9 }
-
     /// What is known of the input's video stream.
     struct Input: Equatable {
-        var codec: Codec
+        /// A codec smart rendering splices (`VideoCodec.isSpliceable`).
+        var codec: VideoCodec
         /// FFmpeg's profile name for the stream ("High", "Main 10", …), nil when unknown.
         var profileName: String?
         /// `level_idc` (H.264: 31 for 3.1; HEVC: 93 for 3.1, i.e. 30 × level), nil when unknown.
@@ -21,7 +20,7 @@ struct SpliceEncoderSettings: Equatable {
         /// The replaced packets' own bit rate, bits per second.
         var matchedBitRate: Int
 
-        init(codec: Codec, profileName: String?, level: Int?, reorderDelay: Int, gopFrames: Int, matchedBitRate: Int) {
+        init(codec: VideoCodec, profileName: String?, level: Int?, reorderDelay: Int, gopFrames: Int, matchedBitRate: Int) {
             self.codec = codec
             self.profileName = profileName
             self.level = level
@@ -40,9 +39,13 @@ struct SpliceEncoderSettings: Equatable {
     var bufferSize: Int?
 
     /// - Parameters:
-    ///   - crf, bitRate: the user's `--crf`/`--bitrate`; without either the rate matches the input's.
+    ///   - crf, bitRate: the user's `--crf`/`--bitrate`; without either the span matches the input:
+    ///     its quality when `matchedCRF` is given (`SpanQuality`), else its rate.
     ///   - spsID: H.264's parameter-set id for the re-encoded spans, one the input does not use.
-    init(input: Input, crf: Int?, bitRate userBitRate: Int?, preset: String?, spsID: Int = 1) {
+    ///   - matchedCRF, spanSeconds: the CRF a quality trial chose, and the span's length, for the
+    ///     decoder-buffer cap of `SpanQuality.cap` (at most twice the bytes replaced).
+    init(input: Input, crf: Int?, bitRate userBitRate: Int?, preset: String?, spsID: Int = 1,
+         matchedCRF: Double? = nil, spanSeconds: Double = 1) {
         var options: [String: String] = [:]
         if let preset { options[input.codec == .vp9 ? "cpu-used" : "preset"] = preset }
         let keyint = max(input.gopFrames, 1)
@@ -63,14 +66,30 @@ struct SpliceEncoderSettings: Equatable {
             if let level = input.level { params.append("level-idc=\(level / 3)") }
             options["x265-params"] = params.joined(separator: ":")
             options["forced-idr"] = "1"
-        case .vp9:
+        case .vp9, .av1:
+            precondition(input.codec == .vp9, "AV1 is rendered in full, never spliced")
             encoderName = "libvpx-vp9"
             options["deadline"] = "good"
             options["row-mt"] = "1"
             if options["cpu-used"] == nil { options["cpu-used"] = "4" }
             options["g"] = String(keyint)
         }
-        if let crf, userBitRate == nil {
+        if crf == nil, userBitRate == nil, let matchedCRF {
+            // The input's quality, with a decoder buffer keeping the span within twice its bytes.
+            // libvpx takes whole CRFs; x264 and x265 fractional ones.
+            options["crf"] = input.codec == .vp9 || matchedCRF == matchedCRF.rounded() ? String(Int(matchedCRF.rounded())) : String(matchedCRF)
+            let cap = SpanQuality.cap(replacedBitRate: input.matchedBitRate, seconds: spanSeconds)
+            if input.codec == .vp9 {
+                // libvpx's constrained quality: the CRF, at most the bit rate given.
+                bitRate = cap.maxRate
+                maxRate = nil
+                bufferSize = nil
+            } else {
+                bitRate = nil
+                maxRate = cap.maxRate
+                bufferSize = cap.bufferSize
+            }
+        } else if let crf, userBitRate == nil {
             options["crf"] = String(crf)
             if input.codec == .vp9 { bitRate = 0 } else { bitRate = nil }
             maxRate = nil

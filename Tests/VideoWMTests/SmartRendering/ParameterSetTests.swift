@@ -28,9 +28,17 @@ private let encoderHeader: [UInt8] = [0, 0, 0, 1, 0x67, 0x64, 0x00, 0x1F, 0x40, 
     #expect(H264SPS.id(of: [0x67, 0x64, 0x00, 0x1F, 0x80]) == 0)
     #expect(H264SPS.id(of: [0x67, 0x64, 0x00, 0x1F, 0x40]) == 1)
     record.sequenceParameterSets = [[0x67, 0x64, 0x00, 0x1F, 0x80]]
-    #expect(record.unusedSPSID == 1)
+    record.pictureParameterSets = []
+    #expect(try H264ParameterSetIDs.free(usedBy: record.sequenceParameterSets) == 1)
     record.sequenceParameterSets.append([0x67, 0x64, 0x00, 0x1F, 0x40])
-    #expect(record.unusedSPSID == 2)
+    #expect(try H264ParameterSetIDs.free(usedBy: record.sequenceParameterSets) == 2)
+    // A PPS's id (its first ue(v): "011" is id 2) is taken too: x264 gives both sets the one id.
+    #expect(try H264ParameterSetIDs.free(usedBy: record.sequenceParameterSets + [[0x68, 0x60]]) == 3)
+}
+
+@Test func everyIDTakenIsAnErrorNotACollision() throws {
+    #expect(throws: ParameterSetError.noFreeID) { try H264ParameterSetIDs.free(avoiding: Set(0...31)) }
+    #expect(try H264ParameterSetIDs.free(avoiding: Set(0...30)) == 31)
 }
 
 @Test func malformedRecordsThrowInsteadOfReadingPastTheEnd() {

@@ -1,24 +1,6 @@
 import Foundation
 import Animation
 
-/// What an output path asks for, from its extension: one media file, or an HLS presentation
-/// (`.m3u8`: a playlist and its segments). DASH (`.mpd`) is refused: FFmpeg's dash muxer writes
-/// its segments straight under their final names, outside the temporary-then-rename guarantee,
-/// and an HLS presentation plays in the same players (hls.js, Safari, ExoPlayer, Shaka).
-enum OutputKind: Equatable {
-    case file
-    case hlsPresentation
-
-    init(path: String) throws(RequestError) {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "m3u8": self = .hlsPresentation
-        case "mpd":
-            throw RequestError(subject: path, problem: "DASH output (.mpd) is not written; write an HLS presentation (.m3u8), which DASH players such as Shaka and ExoPlayer also play")
-        default: self = .file
-        }
-    }
-}
-
 /// How an HLS output is cut: `--segment SECONDS` (default 6, Apple's recommendation) and, for
 /// a batch, the folder of the segments every row shares.
 public struct HLSSettings: Sendable, Equatable {
