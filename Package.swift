@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Overlay", targets: ["Overlay"]),
         .library(name: "Animation", targets: ["Animation"]),
         .library(name: "LeakTrace", targets: ["LeakTrace"]),
+        .library(name: "VideoWMServe", targets: ["VideoWMServe"]),
     ],
     targets: [
         // libavformat, libavcodec, libswscale, libswresample and libavutil in one module: see Sources/CFFmpeg/shim.h.
@@ -21,12 +22,17 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         // HEIC/HEIF stills (iPhone photos) are decoded by libheif.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // OpenSSL's libcrypto: HMAC-SHA256, random bytes and constant-time comparison for keys (Sources/VideoWM/Keys).
+        // FFmpeg's libraries load it into the process already, so it adds no memory.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
         // Text shaping (HarfBuzz) and bidirectional reordering (FriBidi).
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // libwebp's demux API decodes animated WebP logos (FFmpeg 5.1's decoder reads only still WebP).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // libmicrohttpd, the HTTP/1.1 server under `videowm serve` (Sources/VideoWMServe/HTTP).
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // JPEG files are read and written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
         // No unsafeFlags anywhere, so other packages can depend on VideoWM by version; bench/run asks for the
         // DWARF 4 debug info Debian 12's valgrind needs with `-Xcc -gdwarf-4` on its own command line.
@@ -40,8 +46,10 @@ let package = Package(
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
         .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
-        .executableTarget(name: "videowm", dependencies: ["VideoWM", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
+        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CCrypto", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
+        // `videowm serve`: the HTTP origin, a thin layer over VideoWM (tokens, routes, cache, render pool).
+        .target(name: "VideoWMServe", dependencies: ["VideoWM", "CMicroHTTPD", "CProcessGuard"]),
+        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),
@@ -51,8 +59,9 @@ let package = Package(
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata"]),
         // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation"]),
+        .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "VideoWM", "TestSupport"]),
         .testTarget(name: "LeakTraceTests", dependencies: ["LeakTrace", "Overlay", "Animation", "TestSupport"]),
         // The command line's option declarations against its help pages and the README.
-        .testTarget(name: "CommandLineTests", dependencies: ["videowm"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["videowm", "VideoWMServe"]),
     ]
 )

@@ -24,6 +24,8 @@ static atomic_int slot_used[SLOT_COUNT];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static atomic_int interrupt_signal;
+static atomic_int drain_signal;
+static atomic_int drain_mode;
 static atomic_int installed;
 
 static const int termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -95,9 +97,19 @@ void vwm_guard_request_interrupt(int signal) {
 
 void vwm_guard_clear_interrupt(void) { atomic_store(&interrupt_signal, 0); }
 
+int vwm_guard_drain_signal(void) { return atomic_load(&drain_signal); }
+
+void vwm_guard_drain_on_termination(void) { atomic_store(&drain_mode, 1); }
+
 static void on_termination(int signal) {
     int expected = 0;
-    if (atomic_compare_exchange_strong(&interrupt_signal, &expected, signal)) return;
+    if (atomic_load(&drain_mode)) {
+        // A server: the first signal asks it to finish what is in flight (work in progress is
+        // not interrupted); the second ends it as below.
+        if (atomic_compare_exchange_strong(&drain_signal, &expected, signal)) return;
+    } else if (atomic_compare_exchange_strong(&interrupt_signal, &expected, signal)) {
+        return;
+    }
     // A second signal: the job has not stopped in time (or the user insists).
     vwm_guard_remove_all();
     say("videowm: interrupted again; temporary files removed\n");

@@ -1,5 +1,6 @@
 import Overlay
 import VideoWM
+import VideoWMServe
 
 /// Process exit codes, from BSD's sysexits.h, as SPEC.md lists them.
 enum ExitStatus: Int32, Sendable, Comparable {
@@ -36,9 +37,12 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .interrupted
     case is NobodyIdentified:
         return .nobodyIdentified
-    case is ResourceError:
+    case is ResourceError, is CryptoError, is ListenError:
+        // libcrypto fails only when memory or the system's random source gives out.
         return .resourcesExhausted
-    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError:
+    case is CacheError:
+        return .cannotCreate
+    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError, is KeyFileError:
         return .usage
     case is InputError:
         return .noInput

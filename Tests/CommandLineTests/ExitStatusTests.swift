@@ -2,6 +2,7 @@ import Foundation
 import Overlay
 import Testing
 import VideoWM
+import VideoWMServe
 @testable import videowm
 
 /// The command line's funnel: every kind of library error gets SPEC.md's exit status, decided
@@ -28,9 +29,14 @@ struct ExitStatusTests {
             (OutputError.exists("o.mp4"), .cannotCreate),
             (OutputError(file: "o.mp4", stage: .writing, operation: "writing"), .ioError),
             (ResourceError.memory("allocating a frame"), .resourcesExhausted),
+            (ListenError(address: ListenAddress("127.0.0.1:80")!, code: EADDRINUSE), .resourcesExhausted),
+            (CacheError(path: "/cache", operation: "creating the cache folder", code: EACCES), .cannotCreate),
             (InterruptedError(), .interrupted),
             (NobodyIdentified(), .nobodyIdentified),
             (TextEngineError(.fontEngineFailed(operation: "FT_Init_FreeType", reason: "out of memory")), .dataError),
+            (KeyFileError(file: "platform.key", problem: .accessibleByOthers(mode: 0o100644)), .usage),
+            (KeyFileError(file: "platform.key", problem: .wrongSize(bytes: 31, expected: 32...32)), .usage),
+            (CryptoError(operation: "RAND_bytes"), .resourcesExhausted),
         ]
         for (error, status) in cases {
             #expect(exitStatus(for: error) == status, "\(error)")

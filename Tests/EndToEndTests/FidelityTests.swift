@@ -314,6 +314,70 @@ struct FidelityTests {
         #expect(abs(outEnd - inEnd) < 1.0 / 30, "end \(inEnd) → \(outEnd)")
     }
 
+    struct TransportStreamAudio: CustomTestStringConvertible, Sendable {
+        var input: String
+        var encoder: String
+        var testDescription: String { "\(encoder) from \(input)" }
+    }
+
+    /// What broadcast and HLS-TS streams carry, from the containers it usually comes in.
+    static let transportStreamAudio: [TransportStreamAudio] = [
+        TransportStreamAudio(input: "in.mp4", encoder: "aac"),
+        TransportStreamAudio(input: "in.mp4", encoder: "libmp3lame"),
+        TransportStreamAudio(input: "in.mkv", encoder: "ac3"),
+        TransportStreamAudio(input: "in.mkv", encoder: "libopus"),
+    ]
+
+    /// FFmpeg's MPEG-TS muxer has no codec list to ask; AAC from an MP4 (raw frames and an
+    /// AudioSpecificConfig) gets its ADTS headers from the muxer, the payload untouched.
+    @Test("audio is copied into MPEG-TS packet for packet: same payloads, same sync, decodes to the input's samples",
+          arguments: transportStreamAudio)
+    func audioCopiedIntoTransportStream(_ source: TransportStreamAudio) throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = h.path(source.input)
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-f", "lavfi", "-i", "sine=r=48000:d=1",
+                      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", source.encoder, "-b:a", "96k", input])
+        let output = h.path("out.ts")
+        let r = try h.videowm("transcode", input, output, "-c", try h.write("c.json", Self.config))
+        #expect(r.status == 0 && !r.stderr.contains("re-encoded"), "\(r.stderr)")
+        let codec = { (file: String) in try h.ffprobe(["-select_streams", "a:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file])
+            .split(separator: "\n").first.map(String.init) }
+        #expect(try codec(output) == codec(input))
+        // Payloads only: a TS reader hands AAC out with its ADTS header, which aac_adtstoasc takes off again.
+        func payloads(_ file: String, bitstreamFilter: [String] = []) throws -> [Substring] {
+            let r = try h.run("ffmpeg", ["-v", "error", "-i", file, "-map", "0:a:0", "-c", "copy"] + bitstreamFilter + ["-f", "framemd5", "-"])
+            #expect(r.status == 0, "\(r.stderr)")
+            // stream, dts, pts, duration, size, MD5 of the payload, then any side data's.
+            return r.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
+                let fields = line.split(separator: ",")
+                return fields.count > 5 ? fields[5] : nil
+            }
+        }
+        let filter = source.encoder == "aac" ? ["-bsf:a", "aac_adtstoasc"] : []
+        let copied = try payloads(output, bitstreamFilter: filter), original = try payloads(input)
+        #expect(!original.isEmpty && copied == original, "\(original.count) packets → \(copied.count)")
+        // Audio stays where it was against the video (to TS's 90 kHz clock, Matroska's milliseconds).
+        func lead(_ file: String) throws -> Double {
+            let audio = try h.packetTimes(file, stream: "a:0").compactMap(Double.init).min() ?? .nan
+            let video = try h.videoFrameTimes(file).compactMap(Double.init).min() ?? .nan
+            return audio - video
+        }
+        let leadIn = try lead(input), leadOut = try lead(output)
+        #expect(abs(leadOut - leadIn) <= 0.001, "audio lead \(leadIn) → \(leadOut)")
+        // ffmpeg decodes it without a complaint, to the input's samples. Both decoded with the
+        // trimming left to the caller: MPEG-TS has no way to say that the encoder's priming and
+        // padding are to be dropped, as the MP4 edit list or Matroska's CodecDelay did, so a
+        // player keeps those few milliseconds (before the first picture; ffmpeg's `-c copy` too).
+        func decoded(_ file: String) throws -> Data {
+            let r = try h.run("ffmpeg", ["-v", "error", "-flags2", "+skip_manual", "-i", file, "-map", "0:a:0", "-f", "s16le", "-ac", "1", "-"])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(file): \(r.stderr)")
+            return r.stdoutData
+        }
+        let decodedIn = try decoded(input), decodedOut = try decoded(output)
+        #expect(!decodedIn.isEmpty && decodedOut == decodedIn, "decoded \(decodedIn.count) bytes → \(decodedOut.count)")
+    }
+
     @Test("an input without video is refused clearly")
     func audioOnlyInput() throws {
         let h = try Harness()

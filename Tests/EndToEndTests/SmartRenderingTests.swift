@@ -194,16 +194,28 @@ struct SmartRenderingTests {
         try expectSplice(h, input: input, output: h.path("out.mp4"), visible: [6..<7], reencoded: [5..<10])
     }
 
-    @Test("H.264 open GOP (recovery-point keyframes): the span extends to the next IDR, here the end")
-    func h264OpenGOP() throws {
+    @Test("H.264 open GOP (x264 open-gop=1: one IDR, recovery-point keyframes) in MP4, MKV and MPEG-TS: spans end before a keyframe that becomes an IDR",
+          arguments: ["mp4", "mkv", "ts"])
+    func h264OpenGOP(container: String) throws {
         let h = try Harness()
         defer { h.cleanUp() }
-        let input = try sceneCutClip(h, "in.mp4", x264Params: "open-gop=1:keyint=60")
-        let config = try config(h, #""start": 6, "end": 7"#)
-        let result = try h.videowm("transcode", input, h.path("out.mp4"), "-c", config, "--render", "smart")
+        let source = try sceneCutClip(h, "source.mp4", x264Params: "open-gop=1:keyint=60")
+        let input = h.path("in.\(container)")
+        // A TS that starts at time 0, as Media Source Extensions wants it (ffmpeg's muxer delays by 1.4 s).
+        try h.ffmpeg(["-i", source, "-c", "copy"] + (container == "ts" ? ["-muxdelay", "0", "-muxpreload", "0"] : []) + [input])
+        // Two 3-s marks, each starting mid-GOP (keyframes at 0, 2, 4, 5, 7, 9, 10, 12, 14, 15.03 … s, only the first an IDR).
+        let config = try config(h, #""start": 2.5, "interval": 3000, "skip": 5000, "end": 14"#)
+        let output = h.path("out.\(container)")
+        let result = try h.videowm("transcode", input, output, "-c", config, "--render", "smart")
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        // The first 5 s (before the first recovery-point keyframe the span cannot end at) stay copied.
-        try expectSplice(h, input: input, output: h.path("out.mp4"), visible: [6..<7], reencoded: [5..<20])
+        // Each span runs from its first GOP's leading pictures to the leading pictures of the keyframe after it:
+        // 1.9-7 s and 10-14 s (the keyframe at 10 s has no leading pictures: a scene cut), under half of the video.
+        #expect(result.stderr.contains("re-encoded 9.1 s of 20.0 s (45%)"), "stderr: \(result.stderr)")
+        try expectSplice(h, input: input, output: output, visible: [2.5..<5.5, 10.5..<13.5], reencoded: [1.85..<7, 10..<14])
+        let strict = try h.run("ffmpeg", ["-v", "error", "-err_detect", "explode", "-xerror", "-i", output, "-f", "null", "-"])
+        #expect(strict.status == 0 && strict.stderr.isEmpty, "a conformance error at a seam: \(strict.stderr)")
+        let play = try h.run(ChromiumPlaybackTests.player, [output] + (container == "ts" ? ["--mse", #"video/mp2t; codecs="avc1.64000d""#] : []))
+        #expect(play.status == 0 && play.stdout.contains("\"frames\": 600"), "Chromium: \(play.stdout)")
     }
 
     @Test("HEVC (x265's open GOPs: CRA with RASL pictures) in MKV, MP4 and MPEG-TS", arguments: ["out.mkv", "out.mp4", "out.ts"])

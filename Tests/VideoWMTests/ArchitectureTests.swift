@@ -54,6 +54,15 @@ struct ArchitectureTests {
         }
     }
 
+    /// libcrypto has its owning wrappers in Keys, and nothing else calls it.
+    @Test func onlyKeysTouchesLibcrypto() throws {
+        for folder in ["Sources/VideoWM", "Sources/videowm", "Sources/LeakTrace", "Sources/Overlay", "Sources/Animation"] {
+            for (path, text) in try Self.swiftFiles(under: folder) where Self.folder(of: path) != "Keys" || !path.hasPrefix("Sources/VideoWM/") {
+                #expect(Self.codeLines(text, containing: "import CCrypto").isEmpty, "\(path) imports libcrypto")
+            }
+        }
+    }
+
     // MARK: Errors
 
     /// Exit codes are the command line's business: the library reports what went wrong.
@@ -105,9 +114,13 @@ struct ArchitectureTests {
         "Support": ["Errors"],
         "Media": ["Errors", "Support"],
         "Config": ["Errors", "Support"],
+        // HMAC, HKDF, random bytes and key files over libcrypto: used by whatever marks or traces with a key.
+        "Keys": ["Errors", "Support"],
         "Stills": ["Errors", "Support", "Media"],
         "SmartRendering": ["Errors", "Support", "Media"],
         "HLS": ["Errors", "Support", "Media"],
+        // The ladder, multivariant playlists, CODECS strings and WebVTT captions (docs/hls.md, "Renditions").
+        "Renditions": ["Errors", "Support", "Media", "HLS"],
         "Pipeline": ["Errors", "Support", "Media", "SmartRendering"],
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
@@ -136,8 +149,8 @@ struct ArchitectureTests {
 
     /// Folder → the other folders whose types its code names (a name after a `.` is a member,
     /// not a type of ours; string literals are left out).
-    static func folderDependencies() throws -> [String: Set<String>] {
-        let files = try swiftFiles(under: "Sources/VideoWM")
+    static func folderDependencies(under module: String = "Sources/VideoWM") throws -> [String: Set<String>] {
+        let files = try swiftFiles(under: module)
         let owner = declarations(in: files)
         let word = try! NSRegularExpression(pattern: #"(?<![.A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*"#)
         let strings = try! NSRegularExpression(pattern: #""(?:[^"\\]|\\.)*""#)
@@ -199,5 +212,47 @@ struct ArchitectureTests {
                 #expect(header.contains { $0.contains("lines") }, "\(path) has \(lines) lines and no reason in its header")
             }
         }
+    }
+
+    // MARK: The server
+
+    /// The folders of VideoWMServe (`videowm serve`, a thin layer over VideoWM) and those each
+    /// may use. HTTP is the only one that touches libmicrohttpd; Access (tokens) stands alone;
+    /// Rendering is the protocol to VideoWM's segment API and the lecture definition it takes;
+    /// Library (lectures by name), Cache and Operations (metrics, log) sit above those; Server
+    /// (routes, the handler, the origin) puts them together.
+    static let serverDependencies: [String: Set<String>] = [
+        "HTTP": [],
+        "Access": [],
+        "Rendering": ["Access"],
+        "Library": ["HTTP", "Access", "Operations", "Rendering"],
+        "Cache": ["HTTP", "Access"],
+        "Operations": ["HTTP"],
+        "Server": ["HTTP", "Access", "Library", "Rendering", "Cache", "Operations"],
+    ]
+
+    @Test func theServerIsAThinLayerAboveTheLibrary() throws {
+        for (path, text) in try Self.swiftFiles(under: "Sources/VideoWMServe") {
+            #expect(Self.codeLines(text, containing: "import CFFmpeg").isEmpty, "\(path) imports FFmpeg")
+            if Self.folder(of: path) != "HTTP" {
+                #expect(Self.codeLines(text, containing: "import CMicroHTTPD").isEmpty, "\(path) imports libmicrohttpd outside HTTP")
+                #expect(Self.codeLines(text, containing: ".pointee").isEmpty, "\(path) reaches into a C struct")
+            }
+        }
+        for (path, text) in try Self.swiftFiles(under: "Sources/VideoWM") {
+            #expect(Self.codeLines(text, containing: "import VideoWMServe").isEmpty, "\(path): the library depends on its server")
+        }
+        let edges = try Self.folderDependencies(under: "Sources/VideoWMServe")
+        for (from, targets) in edges.sorted(by: { $0.key < $1.key }) {
+            let allowed = try #require(Self.serverDependencies[from], "\(from) is a folder of VideoWMServe the architecture does not list")
+            #expect(targets.subtracting(allowed).isEmpty, "\(from) uses \(targets.subtracting(allowed).sorted())")
+        }
+        func reaches(_ start: String, _ target: String, seen: Set<String> = []) -> Bool {
+            for next in Self.serverDependencies[start] ?? [] where !seen.contains(next) {
+                if next == target || reaches(next, target, seen: seen.union([next])) { return true }
+            }
+            return false
+        }
+        for folder in Self.serverDependencies.keys { #expect(!reaches(folder, folder), "\(folder) depends on itself") }
     }
 }

@@ -24,6 +24,14 @@ int vwm_guard_install(void);
 /// The termination signal that arrived first (SIGINT, SIGTERM, SIGHUP, SIGQUIT), or 0.
 int vwm_guard_interrupt_signal(void);
 
+/// For a server (`videowm serve`): from now on the first termination signal raises the
+/// drain flag instead of the interrupt flag, so renders in progress are not interrupted while
+/// the server finishes its requests; a second signal still exits 130 at once.
+void vwm_guard_drain_on_termination(void);
+
+/// The termination signal that asked a server to drain (after `vwm_guard_drain_on_termination`), or 0.
+int vwm_guard_drain_signal(void);
+
 /// Raises the interrupt flag as if `signal` had arrived (tests, and code that must stop the job).
 void vwm_guard_request_interrupt(int signal);
 

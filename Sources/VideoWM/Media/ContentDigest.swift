@@ -1,7 +1,8 @@
 import CFFmpeg
 
-/// SHA-256 (libavutil's), to name files by their content.
-enum ContentDigest {
+/// SHA-256 (libavutil's), to name files by their content (and, for `videowm serve`, to tag a
+/// lecture's revision).
+public enum ContentDigest {
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         // av_sha_alloc is a small malloc; out of memory there is not worth a thrown error path.
         guard let context = av_sha_alloc() else { fatalError("av_sha_alloc: out of memory") }
@@ -15,7 +16,7 @@ enum ContentDigest {
         return digest
     }
 
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         bytes.withUnsafeBytes { sha256($0) }
     }
 }

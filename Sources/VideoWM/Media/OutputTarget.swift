@@ -120,24 +120,37 @@ struct Container: Sendable, Equatable {
         return format
     }
 
-    /// Codecs that muxers which do not answer `avformat_query_codec` are known to carry
-    /// (FFmpeg's MPEG-TS muxer writes H.264 and HEVC).
-    static let codecsOfUnlistedMuxers: [String: [CodecID]] = ["mpegts": [.h264, .hevc]]
-
-    /// Whether the container can hold a stream of `codec`: the muxer says so; or, for a muxer
-    /// that does not say (MPEG-TS, GIF), the codec is one it is known to carry or its own default.
-    /// FFmpeg 5.1's MP4 muxer lists FLAC but refuses it at write time as experimental.
+    /// Whether the container can hold a stream of `codec`: the muxer says so; or, for FFmpeg's
+    /// MPEG-TS muxer, which has no codec list, the codec is one it gives a stream type of its own
+    /// (`transportStreamCodecs`); or, for another muxer that does not say (GIF), it is the
+    /// muxer's own default. FFmpeg 5.1's MP4 muxer lists FLAC but refuses it at write time as
+    /// experimental.
     func canHold(_ codec: CodecID) -> Bool {
         if codec == .flac && family == .mp4 { return false }
         switch avformat_query_codec(format, codec.av, FF_COMPLIANCE_NORMAL) {
         case 1: return true
         case 0: return false
         default:
-            if Self.codecsOfUnlistedMuxers[muxerName]?.contains(codec) == true { return true }
+            if family == .mpegts { return Self.transportStreamCodecs.contains(codec.av.rawValue) }
             let f = format.pointee
             return codec.av != AV_CODEC_ID_NONE && [f.video_codec, f.audio_codec, f.subtitle_codec].contains(codec.av)
         }
     }
+
+    /// The codecs FFmpeg 5.1's MPEG-TS muxer writes with a stream type readers recognise
+    /// (`get_dvb_stream_type` in mpegtsenc.c); anything else it muxes as "private data" that
+    /// a reader does not recognise (FLAC, VP9, text subtitles), which is as good as lost. AAC
+    /// from an MP4 or MKV (raw frames with an AudioSpecificConfig) gets its ADTS headers from
+    /// the muxer, as broadcast and HLS-TS streams carry it; H.264 and HEVC are turned into
+    /// Annex B by the muxer's own bitstream filters. (A .m2ts name makes the muxer use Blu-ray's
+    /// shorter list, where AAC is private data too; re-encoding it would not change that.)
+    private static let transportStreamCodecs: Set<UInt32> = Set([
+        AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG4, AV_CODEC_ID_H264, AV_CODEC_ID_HEVC,
+        AV_CODEC_ID_CAVS, AV_CODEC_ID_DIRAC, AV_CODEC_ID_VC1,
+        AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC, AV_CODEC_ID_AAC_LATM, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3,
+        AV_CODEC_ID_DTS, AV_CODEC_ID_TRUEHD, AV_CODEC_ID_OPUS,
+        AV_CODEC_ID_DVB_SUBTITLE, AV_CODEC_ID_DVB_TELETEXT, AV_CODEC_ID_SMPTE_KLV, AV_CODEC_ID_TIMED_ID3,
+    ].map(\.rawValue))
 
     /// Whether the container can hold what the encoder named `name` makes.
     func canHold(outputOfEncoderNamed name: String) -> Bool {

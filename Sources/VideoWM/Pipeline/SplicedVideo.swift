@@ -71,7 +71,8 @@ final class SplicedVideo {
         do {
             bitstream = try SpliceBitstream(codec: job.codec, inputFraming: job.index.framing, inputExtradata: stream.extradata,
                                             inputParameterSets: job.index.parameterSets, encoderHeader: encoderHeader,
-                                            annexBOutput: muxer.container.storesAnnexB)
+                                            annexBOutput: muxer.container.storesAnnexB,
+                                            allowingFrameNumGaps: job.plan.spans.contains { $0.keyframeBecomingIDR != nil })
         } catch {
             throw SpliceSink.Failure(reason: "\(error)")
         }

@@ -31,15 +31,21 @@ struct ReencodedSpan: Sendable, Equatable {
     /// The copied keyframe right after the span when it is an HEVC CRA, and the BLA NAL unit type its
     /// slices get: BLA_W_RADL (17) when decodable leading pictures stay, else BLA_N_LP (18).
     var keyframeBecomingBLA: (packet: Int, nalType: Int)?
+    /// The copied keyframe right after the span when it is an H.264 recovery-point I picture: it
+    /// becomes an IDR, and the copied pictures after it are renumbered from it.
+    var keyframeBecomingIDR: Int?
 
-    init(replacedPackets: [Int], decodedPackets: Range<Int>, keyframeBecomingBLA: (packet: Int, nalType: Int)? = nil) {
+    init(replacedPackets: [Int], decodedPackets: Range<Int>, keyframeBecomingBLA: (packet: Int, nalType: Int)? = nil,
+         keyframeBecomingIDR: Int? = nil) {
         self.replacedPackets = replacedPackets
         self.decodedPackets = decodedPackets
         self.keyframeBecomingBLA = keyframeBecomingBLA
+        self.keyframeBecomingIDR = keyframeBecomingIDR
     }
 
     static func == (a: ReencodedSpan, b: ReencodedSpan) -> Bool {
         a.replacedPackets == b.replacedPackets && a.decodedPackets == b.decodedPackets
+            && a.keyframeBecomingIDR == b.keyframeBecomingIDR
             && a.keyframeBecomingBLA?.packet == b.keyframeBecomingBLA?.packet
             && a.keyframeBecomingBLA?.nalType == b.keyframeBecomingBLA?.nalType
     }
@@ -83,7 +89,16 @@ struct SmartPlan: Sendable, Equatable {
         guard !packets.isEmpty else { throw .noPackets }
         guard packets[0].isKeyframe else { throw .doesNotStartWithKeyframe }
         let gops = GOP.split(packets)
-        var marked = gops.map { gop in gop.packets.contains(where: isMarked) }
+        let seams = gops.map { seam(before: $0, packets: packets, codec: codec) }
+        // A GOP is marked by its own pictures; marked leading pictures that a span ending before it
+        // re-encodes anyway mark the GOP before it instead (that span ends there).
+        var marked = [Bool](repeating: false, count: gops.count)
+        for (n, gop) in gops.enumerated() {
+            let extras = Set(seams[n]?.extraPackets ?? [])
+            for packet in gop.packets where isMarked(packet) {
+                if extras.contains(packet) && n > 0 { marked[n - 1] = true } else { marked[n] = true }
+            }
+        }
         if marked.allSatisfy({ $0 }) { throw .marksInEveryGOP }
 
         var spans: [ReencodedSpan] = []
@@ -91,40 +106,15 @@ struct SmartPlan: Sendable, Equatable {
         while g < gops.count {
             guard marked[g] else { g += 1; continue }
             var end = g + 1
-            var extraPackets: [Int] = []
-            var blaKeyframe: (packet: Int, nalType: Int)?
             // Grow the run until the GOP after it may be copied.
-            while end < gops.count {
-                if marked[end] { end += 1; continue }
-                let next = gops[end]
-                let key = packets[next.packets.lowerBound]
-                switch codec {
-                case .vp9, .av1:
-                    break
-                case .h264:
-                    if !key.nal.isIDR { marked[end] = true; end += 1; continue }
-                case .hevc:
-                    if key.nal.isIDR { break }
-                    if key.nal.isCRA || key.nal.isBLA {
-                        // Its RASL pictures reference the span: they are re-encoded as the span's last
-                        // pictures and left out of the copy; the CRA starts a new sequence as a BLA.
-                        extraPackets = next.leadingPackets.filter { packets[$0].nal.isRASL }
-                        let decodableLeadingStay = next.leadingPackets.count > extraPackets.count
-                        blaKeyframe = key.nal.isCRA ? (next.packets.lowerBound, decodableLeadingStay ? 17 : 18) : nil
-                        break
-                    }
-                    marked[end] = true
-                    end += 1
-                    continue
-                }
-                break
-            }
+            while end < gops.count, marked[end] || seams[end] == nil { end += 1 }
+            let seam = end < gops.count ? seams[end]! : Seam()
             var replaced = Array(gops[g].packets.lowerBound..<gops[end - 1].packets.upperBound)
-            replaced += extraPackets
+            replaced += seam.extraPackets
             let first = gops[g]
             let decodeStart = !first.leadingPackets.isEmpty && g > 0 ? gops[g - 1].packets.lowerBound : first.packets.lowerBound
             spans.append(ReencodedSpan(replacedPackets: replaced, decodedPackets: decodeStart..<(replaced.last! + 1),
-                                       keyframeBecomingBLA: blaKeyframe))
+                                       keyframeBecomingBLA: seam.keyframeBecomingBLA, keyframeBecomingIDR: seam.keyframeBecomingIDR))
             g = end
         }
         let total = packets.reduce(Int64(0)) { $0 + max($1.duration, 0) }
@@ -133,6 +123,38 @@ struct SmartPlan: Sendable, Equatable {
         }
         if spans.reduce(0, { $0 + $1.replacedPackets.count }) == packets.count { throw .marksInEveryGOP }
         return SmartPlan(spans: spans, packetCount: packets.count, reencodedDuration: reencoded, totalDuration: total)
+    }
+
+    /// What a span ending right before `gop` must do so that `gop` may be copied.
+    struct Seam {
+        /// Leading pictures of `gop` that reference the span: re-encoded as its last pictures, left out of the copy.
+        var extraPackets: [Int] = []
+        var keyframeBecomingBLA: (packet: Int, nalType: Int)?
+        var keyframeBecomingIDR: Int?
+    }
+
+    /// How a span may end before `gop`, or nil when it may not (the span must take `gop` in too).
+    static func seam(before gop: GOP, packets: [IndexedVideoPacket], codec: VideoCodec) -> Seam? {
+        let keyIndex = gop.packets.lowerBound
+        let key = packets[keyIndex]
+        switch codec {
+        case .vp9, .av1:
+            return Seam()
+        case .h264:
+            if key.nal.isIDR { return Seam() }
+            // A recovery-point I picture: its leading pictures reference the span, so they join it;
+            // the keyframe starts a new sequence as an IDR, the pictures after it renumbered.
+            guard key.nal.isRecoveryPoint else { return nil }
+            return Seam(extraPackets: gop.leadingPackets, keyframeBecomingIDR: keyIndex)
+        case .hevc:
+            if key.nal.isIDR { return Seam() }
+            guard key.nal.isCRA || key.nal.isBLA else { return nil }
+            // Its RASL pictures reference the span: re-encoded as the span's last pictures and left
+            // out of the copy; a CRA starts a new sequence as a BLA.
+            let rasl = gop.leadingPackets.filter { packets[$0].nal.isRASL }
+            let decodableLeadingStay = gop.leadingPackets.count > rasl.count
+            return Seam(extraPackets: rasl, keyframeBecomingBLA: key.nal.isCRA ? (keyIndex, decodableLeadingStay ? 17 : 18) : nil)
+        }
     }
 }
 

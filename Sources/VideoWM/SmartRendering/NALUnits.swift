@@ -53,12 +53,16 @@ struct PacketNALSummary: Sendable, Equatable {
     var isBLA = false
     /// HEVC RASL_N/RASL_R (8, 9): skipped leading pictures that reference across their CRA.
     var isRASL = false
+    /// H.264: the packet carries a recovery point SEI with recovery_frame_cnt 0, i.e. decoding from
+    /// it shows every picture from it on correctly (x264's `open-gop=1` keyframes, broadcast I pictures).
+    var isRecoveryPoint = false
 
-    init(isIDR: Bool = false, isCRA: Bool = false, isBLA: Bool = false, isRASL: Bool = false) {
+    init(isIDR: Bool = false, isCRA: Bool = false, isBLA: Bool = false, isRASL: Bool = false, isRecoveryPoint: Bool = false) {
         self.isIDR = isIDR
         self.isCRA = isCRA
         self.isBLA = isBLA
         self.isRASL = isRASL
+        self.isRecoveryPoint = isRecoveryPoint
     }
 
     init(packet bytes: UnsafeRawBufferPointer, framing: NALFraming, codec: VideoCodec) {
@@ -66,6 +70,9 @@ struct PacketNALSummary: Sendable, Equatable {
             guard let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound]) else { return }
             switch (codec, type) {
             case (.h264, 5): isIDR = true
+            case (.h264, 6):
+                let unit = Array(bytes[range])
+                if h264RecoveryFrameCount(sei: unit[...]) == 0 { isRecoveryPoint = true }
             case (.hevc, 19), (.hevc, 20): isIDR = true
             case (.hevc, 21): isCRA = true
             case (.hevc, 16...18): isBLA = true

@@ -22,15 +22,29 @@ struct SpliceBitstream: Sendable {
     let encoderParameterSets: [NALUnit]
     /// The codec header for the output stream.
     let extradata: [UInt8]
+    /// H.264: the input's SPS units and the versions the output carries instead (gaps in frame_num
+    /// allowed, for spans ending before recovery-point keyframes); empty when they stay.
+    let replacedSequenceSets: [NALUnit: NALUnit]
 
     /// - Parameters:
     ///   - inputExtradata: the input stream's codec header (avcC, hvcC, Annex B or empty).
     ///   - encoderHeader: the encoder's global header (Annex B; x264 with `sps-id` set to an id the input does not use).
     ///   - annexBOutput: the container wants Annex B (MPEG-TS).
+    ///   - allowingFrameNumGaps: H.264 spans end before recovery-point keyframes, whose leading
+    ///     pictures leave gaps in frame_num (docs/smart-rendering.md, section 3).
     init(codec: VideoCodec, inputFraming: NALFraming?, inputExtradata: [UInt8], inputParameterSets: [NALUnit],
-         encoderHeader: [UInt8], annexBOutput: Bool) throws(ParameterSetError) {
+         encoderHeader: [UInt8], annexBOutput: Bool, allowingFrameNumGaps: Bool = false) throws(ParameterSetError) {
         self.codec = codec
         self.inputFraming = inputFraming
+        var replaced: [NALUnit: NALUnit] = [:]
+        if codec == .h264 && allowingFrameNumGaps {
+            for unit in inputParameterSets where unit.first.map({ $0 & 0x1F }) == 7 {
+                guard let sps = try? H264SequenceParameterSet(unit) else { throw .malformedRecord("SPS") }
+                replaced[unit] = sps.allowingFrameNumGaps()
+            }
+        }
+        replacedSequenceSets = replaced
+        let inputParameterSets = inputParameterSets.map { replaced[$0] ?? $0 }
         self.inputParameterSets = inputParameterSets
         encoderParameterSets = annexBUnits(encoderHeader).filter { isParameterSet($0, codec: codec) }
         guard codec.usesNALUnits, let inputFraming else {
@@ -43,6 +57,7 @@ struct SpliceBitstream: Sendable {
         switch (codec, outputFraming) {
         case (.h264, .lengthPrefixed):
             var record = try AVCConfigurationRecord(inputExtradata)
+            record.sequenceParameterSets = record.sequenceParameterSets.map { replaced[$0] ?? $0 }
             if record.sequenceParameterSets.isEmpty { record.sequenceParameterSets = inputParameterSets.filter { $0[0] & 0x1F == 7 } }
             if record.pictureParameterSets.isEmpty { record.pictureParameterSets = inputParameterSets.filter { $0[0] & 0x1F == 8 } }
             extradata = try record.adding(encoderHeader: encoderHeader).bytes
@@ -65,10 +80,20 @@ struct SpliceBitstream: Sendable {
     /// - Parameters:
     ///   - firstAfterSpan: the first copied packet after re-encoded pictures.
     ///   - blaType: the NAL unit type its CRA slices become (16–18), when it is the CRA after a span.
-    func copied(_ bytes: UnsafeRawBufferPointer, isKeyframe: Bool, firstAfterSpan: Bool, blaType: Int?) -> [UInt8]? {
+    ///   - h264Seams, index: the renumbering of H.264 pictures after open-GOP seams, and the packet's
+    ///     decode-order index in the input.
+    func copied(_ bytes: UnsafeRawBufferPointer, isKeyframe: Bool, firstAfterSpan: Bool, blaType: Int?,
+                h264Seams: H264OpenGOPSeams? = nil, index: Int = 0) throws(H264HeaderError) -> [UInt8]? {
         guard let inputFraming, let outputFraming else { return nil }
         var units = nalUnitRanges(in: bytes, framing: inputFraming).map { Array(bytes[$0]) }
         var changed = inputFraming != outputFraming
+        if !replacedSequenceSets.isEmpty {
+            for n in units.indices { if let sps = replacedSequenceSets[units[n]] { units[n] = sps; changed = true } }
+        }
+        if let h264Seams, let edited = try h264Seams.rewrite(units, packet: index) {
+            units = edited
+            changed = true
+        }
         if let blaType {
             precondition((16...18).contains(blaType), "BLA NAL unit types are 16, 17 and 18")
             for n in units.indices where Int(units[n][0] >> 1) & 0x3F == 21 {

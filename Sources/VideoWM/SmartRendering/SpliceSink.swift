@@ -22,6 +22,9 @@ final class SpliceSink {
     private var held: [(packet: Packet, index: Int)] = []
     private var blaTypeOfPacket: [Int: Int] = [:]
     private var replaced = Set<Int>()
+    /// H.264 spans ending before recovery-point keyframes: the renumbering of what follows them
+    /// (or why it cannot be done, said when the first packet is written).
+    private var h264Seams: Result<H264OpenGOPSeams, H264HeaderError>?
 
     /// Why a splice cannot be completed as planned; the job renders in full instead (or, for
     /// `--render smart`, reports it).
@@ -41,6 +44,20 @@ final class SpliceSink {
         for span in plan.spans {
             replaced.formUnion(span.replacedPackets)
             if let bla = span.keyframeBecomingBLA { blaTypeOfPacket[bla.packet] = bla.nalType }
+        }
+        let idrKeyframes = Set(plan.spans.compactMap(\.keyframeBecomingIDR))
+        if !idrKeyframes.isEmpty {
+            h264Seams = Result { () throws(H264HeaderError) in
+                try H264OpenGOPSeams(keyframes: idrKeyframes, parameterSets: bitstream.inputParameterSets + bitstream.encoderParameterSets)
+            }
+        }
+    }
+
+    private func seams() throws -> H264OpenGOPSeams? {
+        switch h264Seams {
+        case nil: return nil
+        case .success(let seams): return seams
+        case .failure(let error): throw Failure(reason: error.description)
         }
     }
 
@@ -65,6 +82,13 @@ final class SpliceSink {
         let span = plan.spans[openSpan]
         guard encodedInOpenSpan < span.replacedPackets.count else {
             throw Failure(reason: "span \(openSpan + 1) replaces \(span.replacedPackets.count) pictures but the encoder gave more")
+        }
+        if let seams = try seams() {
+            do {
+                try seams.noteEncoded(annexBUnits(Array(UnsafeRawBufferPointer(packet.bytes))))
+            } catch {
+                throw Failure(reason: error.description)
+            }
         }
         if let bytes = bitstream.encoded(UnsafeRawBufferPointer(packet.bytes), isKeyframe: packet.isKeyframe) {
             try packet.replaceData(with: bytes, file: file)
@@ -104,8 +128,14 @@ final class SpliceSink {
         let scratch = try Packet()
         try scratch.reference(packet, file: file)
         scratch.clearPosition()
-        if let bytes = bitstream.copied(UnsafeRawBufferPointer(packet.bytes), isKeyframe: packet.isKeyframe,
-                                        firstAfterSpan: previousWasEncoded, blaType: blaType) {
+        let edited: [UInt8]?
+        do {
+            edited = try bitstream.copied(UnsafeRawBufferPointer(packet.bytes), isKeyframe: packet.isKeyframe,
+                                          firstAfterSpan: previousWasEncoded, blaType: blaType, h264Seams: try seams(), index: index)
+        } catch let error as H264HeaderError {
+            throw Failure(reason: error.description)
+        }
+        if let bytes = edited {
             try scratch.replaceData(with: bytes, file: file)
         }
         try write(scratch)

@@ -18,6 +18,13 @@ public enum Interruption {
         _ = vwm_guard_install()
     }
 
+    /// For a server: the first termination signal asks it to drain (`isDrainRequested`)
+    /// rather than interrupting the work in progress; a second one exits 130 at once.
+    public static func drainOnTermination() { vwm_guard_drain_on_termination() }
+
+    /// Whether a termination signal asked the server to finish and exit (after `drainOnTermination`).
+    public static var isDrainRequested: Bool { vwm_guard_drain_signal() != 0 }
+
     /// For tests and for code that must stop the job: as if SIGINT had arrived.
     public static func request() { vwm_guard_request_interrupt(SIGINT) }
 

@@ -1,9 +1,11 @@
+import Foundation
 import ImageMetadata
 import Animation
 import Overlay
 import VideoWM
 
-// The option groups several commands share. A command includes a group with
+// The option groups several commands share (over 300 lines: each group is short, and they
+// are kept together so that commands agree). A command includes a group with
 // `Group.options.lifted(\.itsProperty)`; the group's help is printed under its title on that
 // command's page.
 
@@ -242,9 +244,13 @@ struct MetadataOptions {
     }
 }
 
-/// How `.m3u8` outputs (HLS presentations) are cut: transcode and batch.
+/// How `.m3u8` outputs (HLS presentations) are cut, and which renditions they offer: transcode and batch.
 struct HLSOptions {
     var settings = HLSSettings()
+    /// `--ladder`: nil writes one rendition, the input's size (a media playlist, as before ladders).
+    var ladder: LadderRequest?
+    /// `--subtitles`, in the order given.
+    var subtitles: [SidecarCaptions] = []
     static let segmentRange = 1.0...60.0
 
     static var options: OptionGroup<Self> {
@@ -252,7 +258,47 @@ struct HLSOptions {
             .parsed("--segment", placeholder: "SECONDS",
                     help: "length each segment aims at, cut on the nearest keyframe, 1…60 seconds (default 6)",
                     example: "4", parse: segmentLength) { $0.settings.segmentDuration = $1 },
+            .parsed("--ladder", placeholder: "auto|HEIGHT[:RATE],…", help: """
+                    renditions of a multivariant playlist: auto (the input's size, at most 1080 lines, then 720, 540 and 360 \
+                    below it) or heights with optional bit rates, e.g. 1080:5M,720:2800k,360 (a height without a rate gets \
+                    Apple's HLS authoring rate for it; heights above the input's are capped at it, with a notice); \
+                    not written by this build yet (exit 64)
+                    """, example: "720,360", parse: ladderRequest) { $0.ladder = $1 },
+            .parsed("--subtitles", placeholder: "FILE[:LANG[:NAME]]", help: """
+                    a caption file (.srt or .vtt) to offer as a WebVTT subtitle rendition, with its language (en, pt-BR; \
+                    default from a name like talk.de.srt, else und) and the name players list (repeatable); \
+                    not written by this build yet (exit 64)
+                    """, example: "talk.srt:en:English", parse: sidecar) { $0.subtitles.append($1) },
         ])
+    }
+
+    /// `--ladder` and `--subtitles` make renditions, which only an HLS output has.
+    func validate(command: String, output: String) throws {
+        let isPresentation = (output as NSString).pathExtension.lowercased() == "m3u8"
+        for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
+            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output)", command: command)
+        }
+        // Rendering a ladder needs segments rendered one by one (issue 24's output plan),
+        // which this build does not have yet: refused rather than written without its renditions.
+        for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given {
+            throw UsageError("\(option): renditions are not written by this build yet (they need the segment rendering of issue 24)", command: command)
+        }
+    }
+
+    private static func ladderRequest(_ text: String, option: String, command: String) throws -> LadderRequest {
+        do {
+            return try LadderRequest(parsing: text)
+        } catch {
+            throw UsageError("\(option) \(error.problem)", command: command)
+        }
+    }
+
+    private static func sidecar(_ text: String, option: String, command: String) throws -> SidecarCaptions {
+        do {
+            return try SidecarCaptions(argument: text)
+        } catch {
+            throw UsageError("\(option) \(error.problem)", command: command)
+        }
     }
 
     private static func segmentLength(_ text: String, option: String, command: String) throws -> PresentationTime {

@@ -78,6 +78,7 @@ struct TranscodeCommand: ToolCommand {
         try metadata.validate(for: .video, command: Self.name)
         encode.settings.tags = metadata.tags
         try encode.validate(command: Self.name, output: OutputTarget(path: output, part: onlyPart))
+        try hls.validate(command: Self.name, output: output)
     }
 
     func run(console: Console) throws {

@@ -94,6 +94,32 @@ private func marked(_ packets: [IndexedVideoPacket], _ ranges: [Range<Int64>]) -
     #expect(plan.spans[0].decodedPackets.lowerBound == packets.firstIndex { $0.pts == 30 }!)
 }
 
+@Test func h264RecoveryPointAfterASpanTakesItsLeadingPicturesAndBecomesAnIDR() throws {
+    // x264 open-gop=1: keyframes after the first are recovery-point I pictures; every leading picture
+    // may reference the GOP before, so they are re-encoded with the span and the keyframe is copied.
+    let packets = openGOPs(count: 4, length: 30, keyframe: PacketNALSummary(isRecoveryPoint: true), rasl: false)
+    let plan = try SmartPlan.make(packets: packets, codec: .h264, isMarked: marked(packets, [35..<36]))
+    let gop1 = packets.firstIndex { $0.pts == 30 }!
+    let gop2 = packets.firstIndex { $0.pts == 60 }!
+    #expect(plan.spans.count == 1)
+    #expect(plan.spans[0].replacedPackets == Array(gop1..<gop2) + [gop2 + 1, gop2 + 2])
+    // Decoded from a GOP earlier (GOP 1's own leading pictures) through the keyframe to its leading pictures.
+    #expect(plan.spans[0].decodedPackets == 0..<(gop2 + 3))
+    #expect(plan.spans[0].keyframeBecomingIDR == gop2)
+    #expect(plan.spans[0].keyframeBecomingBLA == nil)
+    #expect(plan.reencodedDuration == 32)
+}
+
+@Test func markedLeadingPicturesAloneEndTheSpanBeforeTheirKeyframe() throws {
+    // A mark on the two pictures shown just before the keyframe at 60: the span is GOP 1 and those two
+    // pictures; GOP 2 itself is copied (today's rule took it whole, and its neighbour's leading pictures).
+    let packets = openGOPs(count: 4, length: 30, keyframe: PacketNALSummary(isRecoveryPoint: true), rasl: false)
+    let plan = try SmartPlan.make(packets: packets, codec: .h264, isMarked: marked(packets, [58..<60]))
+    let gop1 = packets.firstIndex { $0.pts == 30 }!, gop2 = packets.firstIndex { $0.pts == 60 }!
+    #expect(plan.spans.map(\.replacedPackets) == [Array(gop1..<gop2) + [gop2 + 1, gop2 + 2]])
+    #expect(plan.spans[0].keyframeBecomingIDR == gop2)
+}
+
 @Test func hevcCRAAfterASpanTakesItsRASLPicturesAndBecomesBLA() throws {
     let packets = openGOPs(count: 4, length: 30, keyframe: PacketNALSummary(isCRA: true), rasl: true)
     let plan = try SmartPlan.make(packets: packets, codec: .hevc, isMarked: marked(packets, [35..<36]))

@@ -1,0 +1,141 @@
+import Foundation
+import VideoWM
+
+/// One lecture of the library, read from `LIBRARY/NAME/lecture.json`:
+/// `{ "video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4,
+///    "subtitles": [ { "file": "en.srt", "language": "en", "name": "English" } ] }`.
+/// Paths are relative to the lecture's folder; everything but `video` and `config` is
+/// optional (defaults as for `batch`). `revision` changes whenever anything the presentation
+/// is made from changes, and is part of every URL and cache path, so a cached file always
+/// belongs to the lecture as it was when it was made.
+public struct LectureDefinition: Sendable, Equatable {
+    public struct Subtitles: Sendable, Equatable {
+        public let file: String
+        public let language: String?
+        public let name: String?
+    }
+
+    public let name: String
+    public let folder: String
+    public let video: String
+    public let config: String
+    /// `auto`, or heights with optional rates (`720:2500k,360`), as `--ladder` takes; nil: the input's rendition only.
+    public let ladder: String?
+    public let segmentSeconds: Double?
+    public let subtitles: [Subtitles]
+    public let revision: String
+}
+
+/// Why a lecture cannot be served (one log line; its URLs answer 404).
+public struct LectureProblem: Error, Sendable, CustomStringConvertible, Equatable {
+    public let file: String
+    public let problem: String
+    public var description: String { "\(file): \(problem)" }
+}
+
+extension LectureDefinition {
+    static let fields: Set<String> = ["video", "config", "ladder", "segment", "subtitles"]
+    static let subtitleFields: Set<String> = ["file", "language", "name"]
+
+    /// Reads and checks `folder/lecture.json` and the files it names. `salt` goes into the
+    /// revision (the marks' key fingerprint and the program's version: either changes the bytes).
+    static func read(name: String, folder: String, salt: [UInt8]) throws(LectureProblem) -> LectureDefinition {
+        let file = (folder as NSString).appendingPathComponent("lecture.json")
+        guard let bytes = FileManager.default.contents(atPath: file) else {
+            throw LectureProblem(file: file, problem: "cannot be read")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: bytes), let fields = object as? [String: Any] else {
+            throw LectureProblem(file: file, problem: "is not a JSON object")
+        }
+        if let unknown = fields.keys.sorted().first(where: { !Self.fields.contains($0) }) {
+            throw LectureProblem(file: file, problem: "unknown field '\(unknown)' (known: config, ladder, segment, subtitles, video)")
+        }
+        struct Subtitle: Decodable { let file: String; let language: String?; let name: String? }
+        struct Fields: Decodable {
+            let video: String
+            let config: String
+            let ladder: String?
+            let segment: Double?
+            let subtitles: [Subtitle]?
+        }
+        if let list = fields["subtitles"] as? [Any] {
+            for (index, entry) in list.enumerated() {
+                if let values = entry as? [String: Any], let unknown = values.keys.sorted().first(where: { !Self.subtitleFields.contains($0) }) {
+                    throw LectureProblem(file: file, problem: "subtitles[\(index)]: unknown field '\(unknown)' (known: file, language, name)")
+                }
+            }
+        }
+        let decoded: Fields
+        do {
+            decoded = try JSONDecoder().decode(Fields.self, from: bytes)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw LectureProblem(file: file, problem: "\(Self.jsonPath(context.codingPath + [key])) is missing")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw LectureProblem(file: file, problem: "\(Self.jsonPath(context.codingPath)) has the wrong type (\(Self.expected(context.codingPath)))")
+        } catch {
+            throw LectureProblem(file: file, problem: "is not valid JSON")
+        }
+        func resolve(_ value: String, at jsonPath: String) throws(LectureProblem) -> String {
+            guard !value.isEmpty else { throw LectureProblem(file: file, problem: "\(jsonPath) must name a file") }
+            return value.hasPrefix("/") ? value : (folder as NSString).appendingPathComponent(value)
+        }
+        let video = try resolve(decoded.video, at: "video")
+        let config = try resolve(decoded.config, at: "config")
+        if let ladder = decoded.ladder, ladder.isEmpty {
+            throw LectureProblem(file: file, problem: "ladder must be \"auto\" or heights such as \"720:2500k,360\"")
+        }
+        if let segment = decoded.segment, !(1...60).contains(segment) {
+            throw LectureProblem(file: file, problem: "segment must be 1…60 seconds")
+        }
+        var subtitles: [Subtitles] = []
+        for (index, entry) in (decoded.subtitles ?? []).enumerated() {
+            subtitles.append(Subtitles(file: try resolve(entry.file, at: "subtitles[\(index)].file"), language: entry.language, name: entry.name))
+        }
+        let ladder = decoded.ladder
+        let segment = decoded.segment
+        var revisionInput = salt + bytes
+        guard let configBytes = FileManager.default.contents(atPath: config) else {
+            throw LectureProblem(file: config, problem: "cannot be read (named by \(file), config)")
+        }
+        revisionInput += configBytes
+        for (media, field) in [(video, "video")] + subtitles.enumerated().map({ ($0.element.file, "subtitles[\($0.offset)].file") }) {
+            guard let identity = FileIdentity(path: media) else {
+                throw LectureProblem(file: media, problem: "cannot be read (named by \(file), \(field))")
+            }
+            revisionInput += identity.bytes
+        }
+        return LectureDefinition(name: name, folder: folder, video: video, config: config, ladder: ladder, segmentSeconds: segment,
+                                 subtitles: subtitles, revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
+    }
+}
+
+extension LectureDefinition {
+    static func jsonPath(_ path: [any CodingKey]) -> String {
+        path.reduce("") { text, key in
+            if let index = key.intValue { return text + "[\(index)]" }
+            return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+        }
+    }
+
+    static func expected(_ path: [any CodingKey]) -> String {
+        switch path.last?.stringValue {
+        case "segment": "a number of seconds, 1…60"
+        case "subtitles": "a list of { \"file\", \"language\", \"name\" }"
+        case .some(let key) where key.hasPrefix("Index"): "an object { \"file\", \"language\", \"name\" }"
+        default: "a string"
+        }
+    }
+}
+
+/// What identifies a media file's content cheaply: device, inode, size and modification time
+/// (a lecture's video is large; its bytes are not hashed for every revision check).
+struct FileIdentity: Equatable {
+    let bytes: [UInt8]
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let fields = [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), UInt64(info.st_mtim.tv_sec), UInt64(info.st_mtim.tv_nsec)]
+        bytes = fields.withUnsafeBytes { Array($0) }
+    }
+}

@@ -1,0 +1,59 @@
+/// What the server needs from the library to serve a lecture: the small protocol between the
+/// HTTP origin and VideoWM's presentation and segment API, so the same function renders a
+/// segment for `batch` and for a request (the server never renders anything itself).
+///
+/// Resources are named within a presentation by rendition and file (`("720p", "3.m4s")`,
+/// `("720p", "init.mp4")`, `("subs-en", "0.vtt")`): names made of unreserved characters that
+/// stay the same for every student, so the server can put them in URLs and cache paths. What
+/// differs between students is whose a resource is: `shared` bytes are the same for all of
+/// them, a student's own are rendered with their variables.
+public struct ResourceName: Hashable, Sendable, CustomStringConvertible {
+    public let rendition: String
+    public let file: String
+
+    public init(rendition: String, file: String) {
+        self.rendition = rendition
+        self.file = file
+    }
+
+    public var description: String { "\(rendition)/\(file)" }
+}
+
+public enum ResourceOwnership: Sendable, Equatable {
+    /// The same bytes for every student (unmarked segments, initialization segments, captions).
+    case shared
+    /// Rendered with this student's variables (a segment in which their mark shows).
+    case student
+}
+
+/// Turns a lecture's definition into something that serves every student: indexing (the
+/// input's packets, the segment plan, the ladder) happens here, once per revision.
+public protocol LectureIndexer: Sendable {
+    func index(_ lecture: LectureDefinition) throws -> any IndexedLecture
+}
+
+/// A lecture indexed and ready.
+public protocol IndexedLecture: Sendable {
+    /// One student's presentation: the config bound to their variables, and which segments
+    /// of which renditions their marks show in. Throws when the variables cannot fill the
+    /// config (a placeholder with no value).
+    func presentation(for variables: [String: String]) throws -> any StudentPresentation
+}
+
+/// One student's view of a lecture.
+public protocol StudentPresentation: Sendable {
+    /// The multivariant playlist; `uri` names each rendition's media playlist.
+    func multivariantPlaylist(uri: (_ rendition: String) -> String) -> String
+    /// A rendition's media playlist, every resource named through `uri`; nil for a rendition
+    /// the presentation does not have.
+    func mediaPlaylist(rendition: String, uri: (ResourceName, ResourceOwnership) -> String) -> String?
+    /// Whether this student's presentation lists the resource, and whose it is; nil when it
+    /// does not (a shared segment where the student has a marked one is not theirs to fetch).
+    func ownership(of resource: ResourceName) -> ResourceOwnership?
+    /// The student's first own resource of `rendition` after the file `file` (from the start
+    /// when nil), in play order: what a playing student will ask for next, rendered ahead.
+    func nextOwnResource(in rendition: String, after file: String?) -> ResourceName?
+    /// The resource's bytes: a shared one as for every student, an own one marked with this
+    /// student's variables. Called on a render worker; may take seconds.
+    func render(_ resource: ResourceName) throws -> [UInt8]
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// A bounded pool of worker threads for the slow work behind requests: indexing a lecture,
+/// binding a student's presentation, rendering a segment.
+///
+/// - Jobs are keyed: a job submitted while one with the same key is queued or running waits
+///   for that one instead of running again (request collapsing within the process; across
+///   processes the cache's file locks do the same).
+/// - At most `queueLimit` jobs wait. A request's job that finds the queue full is refused
+///   (the caller answers 503 with Retry-After), after the queue has made room by dropping a
+///   render-ahead job if it holds one: rendering ahead never costs a student a 503.
+/// - Results go to every waiter, on the worker thread that ran the job. A waiter that has
+///   gone (a client that disconnected) costs nothing: the job finishes and its result is
+///   kept where the job keeps it (the cache).
+public final class RenderPool: @unchecked Sendable {
+    public enum Priority: Sendable { case request, ahead }
+    public enum Admission: Sendable, Equatable { case accepted, full }
+
+    public typealias Outcome = Result<any Sendable, any Error>
+
+    private final class Job {
+        let key: String
+        var priority: Priority
+        let work: @Sendable () throws -> any Sendable
+        var waiters: [@Sendable (Outcome) -> Void] = []
+        init(key: String, priority: Priority, work: @escaping @Sendable () throws -> any Sendable) {
+            self.key = key
+            self.priority = priority
+            self.work = work
+        }
+    }
+
+    private let lock = NSLock()
+    private let wake = NSCondition()
+    private var queued: [Job] = []
+    private var byKey: [String: Job] = [:]
+    private var running = 0
+    private var accepting = true
+    private var stopping = false
+    private var threads: [Thread] = []
+    private var threadsLeft: Int
+    private let finishedAll = DispatchSemaphore(value: 0)
+    public let workerCount: Int
+    public let queueLimit: Int
+
+    public init(workers: Int, queueLimit: Int) {
+        precondition(workers >= 1 && queueLimit >= 0)
+        workerCount = workers
+        self.queueLimit = queueLimit
+        threadsLeft = workers
+        for index in 0..<workers {
+            let thread = Thread { [unowned self] in self.workLoop() }
+            thread.name = "videowm-render-\(index)"
+            // Renders decode and encode video: the default 512 KB of a secondary thread is too little for codecs.
+            thread.stackSize = 8 << 20
+            threads.append(thread)
+            thread.start()
+        }
+    }
+
+    /// Runs `work` under `key` (or joins the job already under it) and hands the outcome to
+    /// `completion`. `.full` means nothing was queued and `completion` will not be called.
+    @discardableResult
+    public func submit(key: String, priority: Priority, work: @escaping @Sendable () throws -> any Sendable,
+                       completion: (@Sendable (Outcome) -> Void)? = nil) -> Admission {
+        wake.lock()
+        defer { wake.unlock() }
+        if let existing = byKey[key] {
+            if let completion { existing.waiters.append(completion) }
+            if priority == .request && existing.priority == .ahead {
+                existing.priority = .request
+                if let index = queued.firstIndex(where: { $0 === existing }) {
+                    queued.remove(at: index)
+                    insert(existing)
+                }
+            }
+            return .accepted
+        }
+        guard accepting else { return .full }
+        if queued.count >= queueLimit {
+            guard priority == .request, let ahead = queued.lastIndex(where: { $0.priority == .ahead }) else { return .full }
+            let dropped = queued.remove(at: ahead)
+            byKey[dropped.key] = nil
+        }
+        let job = Job(key: key, priority: priority, work: work)
+        if let completion { job.waiters.append(completion) }
+        byKey[key] = job
+        insert(job)
+        wake.signal()
+        return .accepted
+    }
+
+    /// Request jobs in arrival order, before every render-ahead job.
+    private func insert(_ job: Job) {
+        if job.priority == .request, let firstAhead = queued.firstIndex(where: { $0.priority == .ahead }) {
+            queued.insert(job, at: firstAhead)
+        } else {
+            queued.append(job)
+        }
+    }
+
+    /// Whether a job is queued or running under `key`.
+    public func isPending(_ key: String) -> Bool {
+        wake.lock()
+        defer { wake.unlock() }
+        return byKey[key] != nil
+    }
+
+    public var queueDepth: Int {
+        wake.lock()
+        defer { wake.unlock() }
+        return queued.count
+    }
+
+    public var busyWorkers: Int {
+        wake.lock()
+        defer { wake.unlock() }
+        return running
+    }
+
+    /// Refuses new jobs from now on; queued and running ones carry on.
+    public func stopAccepting() {
+        wake.lock()
+        accepting = false
+        wake.unlock()
+    }
+
+    /// Waits until nothing is queued or running, at most `seconds`; true when it got there.
+    public func waitUntilIdle(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        wake.lock()
+        defer { wake.unlock() }
+        while !(queued.isEmpty && running == 0) {
+            if !wake.wait(until: deadline) { return queued.isEmpty && running == 0 }
+        }
+        return true
+    }
+
+    /// Fails every queued job (`error` to its waiters) and returns once the running ones end.
+    /// The pool takes no work afterwards.
+    public func shutDown(failingQueuedWith error: any Error) {
+        wake.lock()
+        accepting = false
+        stopping = true
+        let abandoned = queued
+        queued.removeAll()
+        for job in abandoned { byKey[job.key] = nil }
+        wake.broadcast()
+        wake.unlock()
+        for job in abandoned { for waiter in job.waiters { waiter(.failure(error)) } }
+        finishedAll.wait()
+    }
+
+    private func workLoop() {
+        while true {
+            wake.lock()
+            while queued.isEmpty && !stopping { wake.wait() }
+            if queued.isEmpty {
+                threadsLeft -= 1
+                let last = threadsLeft == 0
+                wake.unlock()
+                if last { finishedAll.signal() }
+                return
+            }
+            let job = queued.removeFirst()
+            running += 1
+            wake.unlock()
+
+            let outcome: Outcome = Result { try job.work() }
+
+            wake.lock()
+            byKey[job.key] = nil
+            running -= 1
+            let waiters = job.waiters
+            wake.broadcast()
+            wake.unlock()
+            for waiter in waiters { waiter(outcome) }
+        }
+    }
+}

@@ -1,0 +1,395 @@
+import Foundation
+import VideoWM
+
+// The request handling of `videowm serve`, one route at a time, over 300 lines because
+// authorisation, playlists, cached files and deferred renders share the same few steps.
+
+/// Answers every request: routes it, authorises it with the token, and serves a playlist, a
+/// cached file, or a render made on a worker while the connection waits (suspended).
+final class OriginHandler: HTTPHandler, @unchecked Sendable {
+    let library: LectureLibrary
+    let verifier: TokenVerifier
+    let cache: SegmentCache
+    let pool: RenderPool
+    let indexer: any LectureIndexer
+    let metrics: ServerMetrics
+    let log: ServerLog
+    let playerFolder: String?
+    weak var daemon: HTTPDaemon?
+    private let lock = NSLock()
+    private var draining = false
+    private var waiting: [ObjectIdentifier: Delivery] = [:]
+
+    init(library: LectureLibrary, verifier: TokenVerifier, cache: SegmentCache, pool: RenderPool, indexer: any LectureIndexer,
+         metrics: ServerMetrics, log: ServerLog, playerFolder: String?) {
+        self.library = library
+        self.verifier = verifier
+        self.cache = cache
+        self.pool = pool
+        self.indexer = indexer
+        self.metrics = metrics
+        self.log = log
+        self.playerFolder = playerFolder
+    }
+
+    static let cors: [(name: String, value: String)] = [
+        ("Access-Control-Allow-Origin", "*"),
+        ("Access-Control-Expose-Headers", "Content-Length, Content-Range, ETag"),
+    ]
+
+    // MARK: HTTPHandler
+
+    func respond(to request: HTTPRequest) -> HTTPReply {
+        let reply = route(request)
+        guard lock.withLock({ draining }) else { return reply }
+        // While draining, every answer asks the client to reconnect (to another replica).
+        switch reply {
+        case .now(var response):
+            response.headers.append(("Connection", "close"))
+            return .now(response)
+        case .later(let deferred):
+            return .later(DeferredResponse { deliver in
+                deferred.start { response in
+                    var response = response
+                    response.headers.append(("Connection", "close"))
+                    deliver(response)
+                }
+            })
+        }
+    }
+
+    func finished(_ record: HTTPExchangeRecord) {
+        metrics.requestFinished(status: record.status, bytes: record.bodyBytes)
+        log.access(record)
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPReply {
+        if request.method == "OPTIONS" {
+            return .now(HTTPResponse(status: 204, headers: Self.cors + [("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+                                                                        ("Access-Control-Allow-Headers", "Range"), ("Access-Control-Max-Age", "86400")]))
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .now(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD, OPTIONS")]))
+        }
+        guard let route = Route(path: request.path) else { return .now(notFound) }
+        switch route {
+        case .health:
+            return .now(lock.withLock({ draining }) ? .text(503, "draining") : .text(200, "ok", headers: [("Cache-Control", "no-store")]))
+        case .metrics:
+            let text = metrics.text(queueDepth: pool.queueDepth, busyWorkers: pool.busyWorkers, workers: pool.workerCount,
+                                    cacheBytes: cache.approximateBytes, evictions: cache.evictedFiles,
+                                    slowHeaders: daemon?.slowHeaderCutOffs ?? 0, draining: lock.withLock { draining })
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
+                                     body: .bytes(Array(text.utf8))))
+        case .player(let file):
+            return .now(playerFile(file, request: request))
+        case .authorize:
+            // A proxy's auth_request (nginx): the same checks as serving the original URI, and
+            // nothing else; any refusal is 403, the only refusal such a proxy passes on.
+            guard let original = request.header("x-original-uri"), let target = RequestTarget(original),
+                  case .lecture(let name, let lectureRoute)? = Route(path: target.path) else {
+                return .now(forbidden)
+            }
+            return lecture(name, lectureRoute, token: target.query["token"], request: request, authorizeOnly: true)
+        case .lecture(let name, let lectureRoute):
+            return lecture(name, lectureRoute, token: request.query["token"], request: request, authorizeOnly: false)
+        }
+    }
+
+    // MARK: Lectures
+
+    private var notFound: HTTPResponse { .text(404, "not found", headers: [("Cache-Control", "no-store")] + Self.cors) }
+    private var forbidden: HTTPResponse { .text(403, "forbidden", headers: [("Cache-Control", "no-store")] + Self.cors) }
+
+    /// Everything a lecture URL needs before its presentation: the lecture, a valid token for
+    /// it, the current revision, the student's own name in their URLs.
+    private func lecture(_ name: String, _ route: LectureRoute, token: String?, request: HTTPRequest, authorizeOnly: Bool) -> HTTPReply {
+        let refuse = { (response: HTTPResponse) in HTTPReply.now(authorizeOnly ? self.forbidden : response) }
+        guard case .ready(let entry) = library.lookup(name) else { return refuse(notFound) }
+        guard let token, case .success(let access) = verifier.verify(token, for: name) else { return .now(forbidden) }
+        if let revision = route.revision, revision != entry.definition.revision { return refuse(notFound) }
+        guard let student = verifier.studentName(for: access.variables) else { return .now(.text(503, "out of memory", headers: [("Retry-After", "1")])) }
+        if case .own(_, let owner, _) = route, owner != student { return .now(forbidden) }
+        let request = Authorised(name: name, route: route, token: token, access: access, student: student, entry: entry,
+                                 http: request, authorizeOnly: authorizeOnly)
+        if entry.readyIndex != nil, let presentation = entry.cachedPresentation(student: student) {
+            return answer(request, presentation)
+        }
+        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", work: { [indexer, metrics, log] in
+            let index: any IndexedLecture
+            do {
+                index = try entry.index(with: indexer) { outcome in
+                    switch outcome {
+                    case .success: metrics.lectureIndexed()
+                    case .failure(let error): log.event("lecture \(name) not served: indexing failed: \(error)")
+                    }
+                }
+            } catch {
+                throw PreparationFailure.index
+            }
+            do {
+                return try entry.presentation(student: student, variables: access.variables, in: index)
+            } catch {
+                log.event("lecture \(name): a token's variables cannot be used: \(error)")
+                throw PreparationFailure.variables
+            }
+        }) { [self] outcome, deliver in
+            switch outcome {
+            case .success(let value):
+                guard let presentation = value as? any StudentPresentation else { preconditionFailure("a preparation job returns a presentation") }
+                switch answer(request, presentation) {
+                case .now(let response): deliver(response)
+                case .later(let later): later.start(deliver)
+                }
+            case .failure(PreparationFailure.variables): deliver(request.authorizeOnly ? forbidden : forbidden)
+            case .failure(PreparationFailure.index): deliver(request.authorizeOnly ? forbidden : notFound)
+            case .failure: deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
+            }
+        }
+    }
+
+    private enum PreparationFailure: Error { case index, variables }
+
+    /// A request that passed every check that needs no presentation.
+    struct Authorised: Sendable {
+        let name: String
+        let route: LectureRoute
+        let token: String
+        let access: AccessToken
+        let student: String
+        let entry: LectureEntry
+        let http: HTTPRequest
+        let authorizeOnly: Bool
+        var revision: String { entry.definition.revision }
+    }
+
+    private func answer(_ request: Authorised, _ presentation: any StudentPresentation) -> HTTPReply {
+        let query = "?token=" + request.token
+        switch request.route {
+        case .master:
+            if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
+            let text = presentation.multivariantPlaylist { rendition in
+                LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
+            }
+            return .now(playlist(text, request: request.http))
+        case .mediaPlaylist(_, let rendition):
+            guard let text = presentation.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
+                resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+            }) else { return .now(request.authorizeOnly ? forbidden : notFound) }
+            if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
+            renderAhead(for: request, presentation, in: rendition, after: nil)
+            return .now(playlist(text, request: request.http))
+        case .shared(_, let resource), .own(_, _, let resource):
+            let asked: ResourceOwnership = if case .shared = request.route { .shared } else { .student }
+            guard let ownership = presentation.ownership(of: resource) else { return .now(request.authorizeOnly ? forbidden : notFound) }
+            // A shared segment where this student has a marked one is not theirs: the unmarked copy stays out of reach.
+            guard ownership == asked else { return .now(forbidden) }
+            if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
+            renderAhead(for: request, presentation, in: resource.rendition, after: resource.file)
+            let key = cacheKey(resourceRoute(resource, ownership, request), lecture: request.name)
+            if let file = cache.open(key) {
+                metrics.cacheHit()
+                return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
+            }
+            metrics.cacheMiss()
+            return deferred(key: key, work: { [self] in try produce(key, resource, ownership, presentation, request) }) { [self] outcome, deliver in
+                switch outcome {
+                case .success(let value):
+                    guard let file = value as? OpenFile else { preconditionFailure("a render job returns a file") }
+                    deliver(fileResponse(file, resource: resource, ownership: ownership, request: request))
+                case .failure(is DrainingError):
+                    deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
+                case .failure:
+                    deliver(.text(500, "rendering failed", headers: [("Cache-Control", "no-store")] + Self.cors))
+                }
+            }
+        }
+    }
+
+    private func resourceRoute(_ resource: ResourceName, _ ownership: ResourceOwnership, _ request: Authorised) -> LectureRoute {
+        switch ownership {
+        case .shared: .shared(revision: request.revision, resource)
+        case .student: .own(revision: request.revision, student: request.student, resource)
+        }
+    }
+
+    /// The cache path of a resource: its URL path under /v1/, so every process agrees.
+    private func cacheKey(_ route: LectureRoute, lecture: String) -> String {
+        String(route.path(lecture: lecture).dropFirst("/v1/".count))
+    }
+
+    /// Makes the file (or finds it made, by this process or another) on a render worker.
+    private func produce(_ key: String, _ resource: ResourceName, _ ownership: ResourceOwnership,
+                         _ presentation: any StudentPresentation, _ request: Authorised) throws -> OpenFile {
+        let started = ConnectionWatchdog.now()
+        var renderError: (any Error)?
+        do {
+            let made = try cache.produce(key) {
+                do {
+                    return try presentation.render(resource)
+                } catch {
+                    renderError = error
+                    throw error
+                }
+            }
+            if made.rendered { metrics.rendered(ownership == .shared ? .shared : .student, seconds: ConnectionWatchdog.now() - started) }
+            return made.file
+        } catch {
+            metrics.renderFailed()
+            let whose = ownership == .shared ? "shared" : "student \(request.student)"
+            let what = renderError != nil ? "render failed" : "cache failed"
+            log.event("\(what): lecture \(request.name), segment \(resource) (\(whose)): \(error)")
+            throw error
+        }
+    }
+
+    /// Queues the student's next own segment after `file` when it is neither cached nor on its way.
+    private func renderAhead(for request: Authorised, _ presentation: any StudentPresentation, in rendition: String, after file: String?) {
+        guard let next = presentation.nextOwnResource(in: rendition, after: file) else { return }
+        let key = cacheKey(resourceRoute(next, .student, request), lecture: request.name)
+        guard !pool.isPending(key), access(cache.path(of: key), F_OK) != 0 else { return }
+        let admission = pool.submit(key: key, priority: .ahead, work: { [self] in try produce(key, next, .student, presentation, request) })
+        if admission == .accepted { metrics.aheadScheduled() }
+    }
+
+    // MARK: Deferred answers
+
+    /// An answer that waits for a pool job under `key`; a full queue answers 503 at once.
+    private func deferred(key: String, work: @escaping @Sendable () throws -> any Sendable,
+                          then: @escaping @Sendable (RenderPool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
+        .later(DeferredResponse { [self] deliver in
+            let delivery = Delivery(deliver)
+            lock.withLock { waiting[ObjectIdentifier(delivery)] = delivery }
+            let guarded: @Sendable (HTTPResponse) -> Void = { [weak self] response in
+                if delivery.deliver(response) { self?.lock.withLock { _ = self?.waiting.removeValue(forKey: ObjectIdentifier(delivery)) } }
+            }
+            let admission = pool.submit(key: key, priority: .request, work: work) { outcome in then(outcome, guarded) }
+            if admission == .full {
+                metrics.queueFull()
+                guarded(.text(503, "busy", headers: [("Retry-After", retryAfter()), ("Cache-Control", "no-store")] + Self.cors))
+            }
+        })
+    }
+
+    /// Seconds a refused client should wait: the queue's work spread over the workers, 1…30.
+    private func retryAfter() -> String {
+        String(min(30, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
+    }
+
+    func startDraining() {
+        lock.withLock { draining = true }
+        pool.stopAccepting()
+    }
+
+    /// Answers every request still waiting for a job (the drain's time is up).
+    func answerEveryWaitingRequest(with response: HTTPResponse) {
+        let all = lock.withLock { () -> [Delivery] in
+            defer { waiting.removeAll() }
+            return Array(waiting.values)
+        }
+        for delivery in all { _ = delivery.deliver(response) }
+    }
+
+    // MARK: Responses
+
+    private func playlist(_ text: String, request: HTTPRequest) -> HTTPResponse {
+        let bytes = Array(text.utf8)
+        let etag = "\"" + Hex.string(ContentDigest.sha256(bytes).prefix(8)) + "\""
+        let headers: [(name: String, value: String)] = [("Content-Type", "application/vnd.apple.mpegurl"), ("ETag", etag),
+                                                        ("Cache-Control", "private, no-cache")] + Self.cors
+        if let match = request.header("if-none-match"), Self.matches(match, etag) { return HTTPResponse(status: 304, headers: headers) }
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))
+    }
+
+    private func fileResponse(_ file: OpenFile, resource: ResourceName, ownership: ResourceOwnership, request: Authorised) -> HTTPResponse {
+        let etag = "\"\(String(file.size, radix: 16))-\(String(file.modificationNanoseconds, radix: 16))\""
+        // Shared files may sit in shared caches (keyed by the token-bearing URL, or by path
+        // behind a proxy that authorises every request); a student's own stay in their browser.
+        // Neither outlives the token that fetched it.
+        let lifetime = max(0, Int(request.access.expires - Date().timeIntervalSince1970))
+        let cacheControl = ownership == .shared ? "public, max-age=\(min(lifetime, 31_536_000)), immutable"
+                                                : "private, max-age=\(min(lifetime, 86_400)), immutable"
+        var headers: [(name: String, value: String)] = [("Content-Type", Self.contentType(of: resource.file)), ("ETag", etag),
+                                                        ("Accept-Ranges", "bytes"), ("Cache-Control", cacheControl)] + Self.cors
+        if let match = request.http.header("if-none-match"), Self.matches(match, etag) { return HTTPResponse(status: 304, headers: headers) }
+        var range = ByteRange(header: request.http.header("range"), size: file.size)
+        if let ifRange = request.http.header("if-range"), ifRange != etag { range = .whole }  // RFC 9110 §13.1.5
+        switch range {
+        case .whole:
+            return HTTPResponse(status: 200, headers: headers, body: .file(file, offset: 0, length: file.size))
+        case .part(let offset, let length):
+            headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(file.size)"))
+            return HTTPResponse(status: 206, headers: headers, body: .file(file, offset: offset, length: length))
+        case .unsatisfiable:
+            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(file.size)"), ("Cache-Control", "no-store")] + Self.cors)
+        }
+    }
+
+    static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    static func contentType(of file: String) -> String {
+        switch (file as NSString).pathExtension.lowercased() {
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "m4s", "mp4": "video/mp4"
+        case "m4a": "audio/mp4"
+        case "vtt": "text/vtt"
+        case "html": "text/html; charset=utf-8"
+        case "js": "text/javascript"
+        case "css": "text/css"
+        default: "application/octet-stream"
+        }
+    }
+
+    /// A file of the --player folder (the demo page and video.js), or 404.
+    private func playerFile(_ file: String, request: HTTPRequest) -> HTTPResponse {
+        guard let playerFolder, let opened = OpenFile(path: (playerFolder as NSString).appendingPathComponent(file)) else { return notFound }
+        return HTTPResponse(status: 200, headers: [("Content-Type", Self.contentType(of: file)), ("Cache-Control", "no-cache")],
+                            body: .file(opened, offset: 0, length: opened.size))
+    }
+}
+
+/// A deferred response's delivery, made at most once (a render's completion and the drain's
+/// deadline may both try).
+final class Delivery: @unchecked Sendable {
+    private let lock = NSLock()
+    private var send: (@Sendable (HTTPResponse) -> Void)?
+
+    init(_ send: @escaping @Sendable (HTTPResponse) -> Void) { self.send = send }
+
+    /// Delivers unless delivered already; true when this call did.
+    func deliver(_ response: HTTPResponse) -> Bool {
+        let taken = lock.withLock { () -> (@Sendable (HTTPResponse) -> Void)? in
+            defer { send = nil }
+            return send
+        }
+        taken?(response)
+        return taken != nil
+    }
+}
+
+/// A request target from a header (a proxy's X-Original-URI): the path and the query's
+/// arguments, split at `&` and `=` (values kept as sent: tokens need no escaping).
+struct RequestTarget {
+    let path: String
+    let query: [String: String]
+
+    init?(_ text: String) {
+        guard text.hasPrefix("/") else { return nil }
+        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        path = String(parts[0])
+        var query: [String: String] = [:]
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&") {
+                let field = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(field[0])
+                if query[name] == nil { query[name] = field.count == 2 ? String(field[1]) : "" }
+            }
+        }
+        self.query = query
+    }
+}

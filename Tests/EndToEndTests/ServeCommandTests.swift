@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// `videowm serve` as a process: its start-up errors' exit codes, /healthz and /metrics,
+/// and SIGTERM draining to exit 0. (Rendering through it waits for the segment API.)
+@Suite("serve command")
+struct ServeCommandTests {
+    @Test func refusesBadStartsWithSPECsCodes() throws {
+        let h = try Harness()
+        try FileManager.default.createDirectory(at: h.directory.appendingPathComponent("library"), withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 32).write(to: h.directory.appendingPathComponent("token.key"))
+        try Data("short".utf8).write(to: h.directory.appendingPathComponent("short.key"))
+        try Data(repeating: 7, count: 32).write(to: h.directory.appendingPathComponent("open.key"))
+        for (file, mode) in [("token.key", 0o600), ("short.key", 0o600), ("open.key", 0o644)] {
+            chmod(h.directory.appendingPathComponent(file).path, mode_t(mode))
+        }
+        #expect(try h.videowm("serve", "library", "--token-key-file", "open.key").status == 64)  // readable by others
+        let missingKey = try h.videowm("serve", "library", "--token-key-file", "nothing.key")
+        #expect(missingKey.status == 66 && missingKey.stderr.contains("nothing.key"))
+        let shortKey = try h.videowm("serve", "library", "--token-key-file", "short.key")
+        #expect(shortKey.status == 64 && shortKey.stderr.contains("short.key"))
+        #expect(try h.videowm("serve", "library").status == 64)
+        #expect(try h.videowm("serve", "library", "--token-key-file", "token.key", "--listen", "example.com:80").status == 64)
+        #expect(try h.videowm("serve", "no-library", "--token-key-file", "token.key").status == 66)
+        #expect(try h.videowm("serve", "library", "--token-key-file", "token.key", "--cache-size", "12").status == 64)
+    }
+
+    @Test func answersHealthAndExitsZeroOnSIGTERM() throws {
+        let h = try Harness()
+        try FileManager.default.createDirectory(at: h.directory.appendingPathComponent("library"), withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 32).write(to: h.directory.appendingPathComponent("token.key"))
+        chmod(h.directory.appendingPathComponent("token.key").path, 0o600)
+        let port = 20_000 + Int(getpid() % 20_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
+        process.arguments = ["serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:\(port)", "--cache", "cache", "--drain", "2"]
+        process.currentDirectoryURL = h.directory
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        var health = ""
+        for _ in 0..<50 where health != "ok\n" {
+            usleep(100_000)
+            health = (try? h.run("curl", ["-s", "--max-time", "2", "http://127.0.0.1:\(port)/healthz"]).stdout) ?? ""
+        }
+        #expect(health == "ok\n")
+        let metrics = try h.run("curl", ["-s", "http://127.0.0.1:\(port)/metrics"]).stdout
+        #expect(metrics.contains("# TYPE videowm_render_seconds histogram"))
+        #expect(try h.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/v1/nothing/master.m3u8?token=x"]).stdout == "404")
+        let started = Date()
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(started) < 3)
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("\"GET /healthz\" 200"))
+        #expect(log.contains("draining") && log.contains("stopped"))
+        #expect(!log.contains("token=x"))
+    }
+}

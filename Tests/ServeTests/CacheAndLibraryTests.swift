@@ -1,0 +1,119 @@
+import Foundation
+import VideoWM
+import Testing
+@testable import VideoWMServe
+
+@Suite("serve: cache folder and library")
+struct CacheAndLibraryTests {
+    func temporaryFolder() -> String {
+        let path = NSTemporaryDirectory() + "videowm-serve-cache-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func evictsTheLeastRecentlyUsedAndSurvivesARestart() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cache = try SegmentCache(folder: folder, capacity: 3500)
+        for index in 0..<3 {
+            _ = try cache.produce("l/r/shared/v/\(index).m4s") { [UInt8](repeating: UInt8(index), count: 1000) }
+            usleep(20_000)
+        }
+        _ = cache.open("l/r/shared/v/0.m4s")  // used again: now the most recent
+        usleep(20_000)
+        _ = try cache.produce("l/r/shared/v/3.m4s") { [UInt8](repeating: 3, count: 1000) }
+        #expect(cache.open("l/r/shared/v/1.m4s") == nil)
+        #expect(cache.open("l/r/shared/v/0.m4s") != nil)
+        #expect(cache.open("l/r/shared/v/3.m4s") != nil)
+        #expect(cache.evictedFiles >= 1)
+        // A new process (here: a new cache on the folder) finds what is there.
+        let restarted = try SegmentCache(folder: folder, capacity: 3500)
+        #expect(restarted.approximateBytes <= 3000)
+        #expect(try restarted.produce("l/r/shared/v/3.m4s") { Issue.record("rendered again"); return [] }.rendered == false)
+    }
+
+    @Test func abandonedTemporaryFilesAreRemovedAndNeverServed() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/l/r/own/s/v", withIntermediateDirectories: true)
+        let partial = folder + "/l/r/own/s/v/.3.m4s.abc.partial"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: partial))
+        let cache = try SegmentCache(folder: folder, capacity: 1 << 20)
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        #expect(cache.open("l/r/own/s/v/3.m4s") == nil)
+        let made = try cache.produce("l/r/own/s/v/3.m4s") { [9, 9] }
+        #expect(made.rendered && made.file.size == 2)
+    }
+
+    @Test func aProcessKilledWhileHoldingALockReleasesIt() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cache = try SegmentCache(folder: folder, capacity: 1 << 20)
+        // Another process takes the key's lock (as a render would) and is killed.
+        _ = try cache.produce("warm") { [1] }  // creates .locks and shows the naming
+        let script = "import fcntl, os, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)"
+        let key = "l/r/own/s/v/1.m4s"
+        let lockPath = folder + "/.locks/" + Hex.string(ContentDigest.sha256(Array(key.utf8)).prefix(12)) + ".lock"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, lockPath]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = output.fileHandleForReading.availableData  // "locked"
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(process.processIdentifier, SIGKILL) }
+        let started = Date()
+        let made = try cache.produce(key) { [7] }
+        #expect(made.rendered)
+        #expect(Date().timeIntervalSince(started) >= 0.4)  // it waited for the other process's lock
+        process.waitUntilExit()
+    }
+
+    @Test func lecturesAppearWithoutARestartAndABrokenOneIsRefusedAlone() throws {
+        let fixture = try ServeFixture()
+        let token = try fixture.token(lecture: "late")
+        #expect(try fixture.get("/v1/late/master.m3u8?token=\(token)").status == 404)
+        try ServeFixture.makeLecture(named: "late", in: fixture.library)
+        usleep(1_100_000)  // the library looks again at most once a second
+        #expect(try fixture.get("/v1/late/master.m3u8?token=\(token)").status == 200)
+        try Data(#"{"video": "lecture.mp4", "config": "marks.json", "segment": "four"}"#.utf8)
+            .write(to: URL(fileURLWithPath: fixture.library + "/late/lecture.json"))
+        usleep(1_100_000)
+        for _ in 0..<3 { #expect(try fixture.get("/v1/late/master.m3u8?token=\(token)").status == 404) }
+        let lines = fixture.logLines.all.filter { $0.contains("lecture late not served") }
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("segment has the wrong type") == true)
+        #expect(try fixture.get("/v1/intro/master.m3u8?token=\(try fixture.token())").status == 200)
+    }
+
+    @Test func readsLectureDefinitions() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ServeFixture.makeLecture(named: "a", in: folder)
+        let lecture = folder + "/a"
+        try Data("sub".utf8).write(to: URL(fileURLWithPath: lecture + "/en.srt"))
+        func write(_ json: String) throws { try Data(json.utf8).write(to: URL(fileURLWithPath: lecture + "/lecture.json")) }
+        try write(#"{"video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4, "subtitles": [{"file": "en.srt", "language": "en", "name": "English"}]}"#)
+        let definition = try LectureDefinition.read(name: "a", folder: lecture, salt: [])
+        #expect(definition.ladder == "auto" && definition.segmentSeconds == 4 && definition.subtitles.first?.language == "en")
+        #expect(definition.video == lecture + "/lecture.mp4")
+        #expect(try LectureDefinition.read(name: "a", folder: lecture, salt: [1]).revision != definition.revision)
+        let problems: [(String, String)] = [
+            (#"{"video": "lecture.mp4"}"#, "config is missing"),
+            (#"{"video": "lecture.mp4", "config": "marks.json", "colour": 1}"#, "unknown field 'colour'"),
+            (#"{"video": "missing.mp4", "config": "marks.json"}"#, "missing.mp4: cannot be read"),
+            (#"{"video": "lecture.mp4", "config": "marks.json", "segment": 0}"#, "segment must be 1…60"),
+            (#"{"video": "lecture.mp4", "config": "marks.json", "subtitles": [{"file": "en.srt", "lang": "en"}]}"#, "subtitles[0]: unknown field 'lang'"),
+            ("[1]", "is not a JSON object"),
+        ]
+        for (json, problem) in problems {
+            try write(json)
+            #expect(throws: LectureProblem.self) { try LectureDefinition.read(name: "a", folder: lecture, salt: []) }
+            do {
+                _ = try LectureDefinition.read(name: "a", folder: lecture, salt: [])
+            } catch {
+                #expect(error.description.contains(problem), "\(error.description)")
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+@testable import VideoWMServe
+
+/// The render pool and cache behind requests: collapsing (in one process and across two
+/// servers on one cache folder), the bounded queue, failures, disconnects, render-ahead,
+/// slow and oversized headers, the drain, eviction, and lectures appearing and breaking.
+@Suite("serve: rendering, cache and operations", .serialized)
+struct RenderPoolTests {
+    func ownURIs(_ fixture: ServeFixture, token: String) throws -> [String] {
+        let master = try fixture.get("/v1/intro/master.m3u8?token=\(token)")
+        let media = try fixture.get(ServeFixture.uris(in: master.text)[0])
+        return ServeFixture.uris(in: media.text).filter { $0.contains("/own/") }
+    }
+
+    /// Runs `body` on `count` threads at once and waits for all.
+    func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            DispatchQueue.global().async(group: group) { body(index) }
+        }
+        group.wait()
+    }
+
+    @Test func concurrentRequestsAcrossTwoServersOnOneCacheRenderOnce() throws {
+        let indexer = TestIndexer(renderDelay: 0.5)
+        let fixture = try ServeFixture(indexer: indexer)
+        let second = try fixture.start()
+        defer { second.drain(seconds: 1) }
+        let token = try fixture.token(marked: "4")  // no own segment until 4: nothing rendered ahead of the test
+        let uri = try ownURIs(fixture, token: token)[0]
+        let statuses = Statuses()
+        let ports = [fixture.server.port, second.port]
+        concurrently(8) { index in
+            let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(ports[index % 2])" + uri])
+            statuses.add(output ?? "")
+        }
+        #expect(statuses.all == Array(repeating: "200", count: 8))
+        #expect(indexer.renderList.filter { $0.hasPrefix("v0/4.m4s") }.count == 1)
+        #expect(fixture.server.metrics.renderCount(.student) + second.metrics.renderCount(.student) == 1)
+    }
+
+    final class Statuses: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [String] = []
+        func add(_ value: String) { lock.withLock { values.append(value) } }
+        var all: [String] { lock.withLock { values } }
+    }
+
+    @Test func aFullQueueAnswers503WithRetryAfterAndNeverHangs() throws {
+        let fixture = try ServeFixture(indexer: TestIndexer(segments: 12, renderDelay: 1), workers: 1, queue: 1)
+        let token = try fixture.token(marked: "11")
+        let master = try fixture.get("/v1/intro/master.m3u8?token=\(token)")
+        let media = try fixture.get(ServeFixture.uris(in: master.text)[0])
+        let shared = ServeFixture.uris(in: media.text).filter { $0.contains("/shared/") && !$0.contains("init") }
+        let statuses = Statuses()
+        let base = fixture.base
+        let started = Date()
+        concurrently(5) { index in
+            let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "10", base + shared[index]])
+            statuses.add(output ?? "")
+        }
+        let all = statuses.all
+        let busy = all.filter { $0.hasPrefix("HTTP/1.1 503") }
+        #expect(all.filter { $0.hasPrefix("HTTP/1.1 200") }.count >= 1)
+        #expect(busy.count >= 1)
+        #expect(all.allSatisfy { $0.hasPrefix("HTTP/1.1 200") || $0.hasPrefix("HTTP/1.1 503") })
+        #expect(busy.allSatisfy { $0.lowercased().contains("retry-after: ") })
+        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(try fixture.get("/metrics").text.contains("videowm_render_rejected_total \(busy.count)"))
+    }
+
+    @Test func aFailedRenderAnswers500LogsOneLineAndCachesNothing() throws {
+        let fixture = try ServeFixture(indexer: TestIndexer(failing: ["3.m4s"]))
+        let token = try fixture.token()
+        let uri = try ownURIs(fixture, token: token).first { $0.contains("/3.m4s") }!
+        #expect(try fixture.get(uri).status == 500)
+        let failures = fixture.logLines.all.filter { $0.contains("render failed") }
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("lecture intro, segment v0/3.m4s (student ") == true)
+        let cached = (FileManager.default.enumerator(atPath: fixture.cacheFolder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix("3.m4s") }
+        #expect(cached.isEmpty)
+        #expect(try fixture.get(uri).status == 500)  // tried again, not a cached failure
+        #expect(fixture.logLines.all.filter { $0.contains("render failed") }.count == 2)
+        #expect(try fixture.get("/metrics").text.contains("videowm_http_requests_total{code=\"500\"} 2"))
+    }
+
+    @Test func aClientThatLeavesDoesNotWasteTheRender() throws {
+        let indexer = TestIndexer(renderDelay: 1)
+        let fixture = try ServeFixture(indexer: indexer)
+        let token = try fixture.token(marked: "5")
+        let uri = try ownURIs(fixture, token: token)[0]
+        let gone = try fixture.get(uri, extra: ["--max-time", "0.2"])
+        #expect(gone.status == 0)
+        #expect(fixture.waitFor { fixture.server.metrics.renderCount(.student) == 1 && fixture.serverIdle })
+        let again = try fixture.get(uri)
+        #expect(again.status == 200 && again.text.contains("student"))
+        #expect(indexer.renderList.filter { $0.hasPrefix("v0/5.m4s") }.count == 1)
+    }
+
+    @Test func rendersTheNextOwnSegmentAhead() throws {
+        let indexer = TestIndexer()
+        let fixture = try ServeFixture(indexer: indexer)
+        let token = try fixture.token(marked: "2,4")
+        let master = try fixture.get("/v1/intro/master.m3u8?token=\(token)")
+        _ = try fixture.get(ServeFixture.uris(in: master.text)[0])
+        #expect(fixture.waitFor { indexer.renderList.contains { $0.hasPrefix("v0/2.m4s student") } })
+        #expect(!indexer.renderList.contains { $0.hasPrefix("v0/4.m4s") })
+        let media = try fixture.get(ServeFixture.uris(in: master.text)[0])
+        _ = try fixture.get(ServeFixture.uris(in: media.text).first { $0.contains("/shared/v0/3.m4s") }!)
+        #expect(fixture.waitFor { indexer.renderList.contains { $0.hasPrefix("v0/4.m4s student") } })
+    }
+
+    @Test func slowAndHugeHeadersAreCutOffWithoutDelayingOthers() throws {
+        var http = HTTPDaemon.Settings()
+        http.headerDeadlineSeconds = 1.5
+        let fixture = try ServeFixture(http: http)
+        let script = """
+        import socket, sys, time, threading
+        port = int(sys.argv[1])
+        results = {}
+        def slowloris():
+            s = socket.create_connection(("127.0.0.1", port))
+            start = time.time()
+            try:
+                for ch in b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: " + b"a" * 100:
+                    s.send(bytes([ch]))
+                    time.sleep(0.25)
+                    if time.time() - start > 8: break
+                data = s.recv(100)
+                results["slow"] = "closed" if not data else data[:12].decode()
+            except OSError:
+                results["slow"] = "closed"
+            results["slow_seconds"] = time.time() - start
+        def huge():
+            s = socket.create_connection(("127.0.0.1", port))
+            try:
+                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Big: " + b"a" * (10 * 1024 * 1024) + b"\\r\\n\\r\\n")
+                data = s.recv(100)
+                results["huge"] = data[:12].decode() if data else "closed"
+            except OSError:
+                results["huge"] = "closed"
+        threads = [threading.Thread(target=slowloris), threading.Thread(target=huge)]
+        for t in threads: t.start()
+        time.sleep(0.3)
+        fast = []
+        for _ in range(5):
+            start = time.time()
+            c = socket.create_connection(("127.0.0.1", port))
+            c.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n")
+            reply = c.recv(100)
+            fast.append((reply[:15].decode(), time.time() - start))
+            c.close()
+            time.sleep(0.2)
+        for t in threads: t.join()
+        print(results["slow"], round(results["slow_seconds"], 1), results["huge"], max(f[1] for f in fast), all(f[0] == "HTTP/1.1 200 OK" for f in fast))
+        """
+        let output = try ServeFixture.run("/usr/bin/env", ["python3", "-c", script, String(fixture.server.port)])
+        let fields = output.split(separator: " ").map(String.init)
+        #expect(fields.count == 5, "\(output)")
+        guard fields.count == 5 else { return }
+        #expect(fields[0] == "closed")
+        #expect((Double(fields[1]) ?? 99) < 4)          // cut off near the 1.5-s deadline, not after the 25 s it would take
+        #expect(fields[2] == "HTTP/1.1 431" || fields[2] == "closed")
+        #expect((Double(fields[3]) ?? 99) < 0.5)        // the others were answered at once meanwhile
+        #expect(fields[4] == "True\n" || fields[4] == "True")
+        #expect(try fixture.get("/metrics").text.contains("videowm_slow_header_cutoffs_total 1"))
+    }
+
+    @Test func drainingFinishesRequestsInFlight() throws {
+        let fixture = try ServeFixture(indexer: TestIndexer(renderDelay: 1))
+        let token = try fixture.token(marked: "5")
+        let uri = try ownURIs(fixture, token: token)[0]
+        let result = Statuses()
+        let base = fixture.base
+        let thread = Thread {
+            result.add((try? ServeFixture.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", base + uri])) ?? "")
+        }
+        thread.start()
+        #expect(fixture.waitFor { fixture.server.metrics.renderCount(.student) == 0 && fixture.serverBusy })
+        let started = Date()
+        #expect(fixture.server.drain(seconds: 5))
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(fixture.waitFor { !result.all.isEmpty })
+        #expect(result.all == ["200 65536"])
+        #expect(try fixture.get("/healthz").status == 0)  // no longer listening
+        let leftovers = (FileManager.default.enumerator(atPath: fixture.cacheFolder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".partial") }
+        #expect(leftovers.isEmpty)
+    }
+}
+
+extension ServeFixture {
+    var serverIdle: Bool { (try? get("/metrics").text.contains("videowm_render_workers_busy 0")) ?? false }
+    var serverBusy: Bool { (try? get("/metrics").text.contains("videowm_render_workers_busy 1")) ?? false }
+}

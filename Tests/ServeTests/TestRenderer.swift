@@ -1,0 +1,99 @@
+import Foundation
+@testable import VideoWMServe
+
+/// A stand-in for VideoWM's presentation API behind the server's protocol (tests only): two
+/// renditions of `segments` segments; a student's own segments are those whose index the
+/// variable `marked` lists (default "1,3"); bytes say which rendition, segment and student
+/// they are, so a test can tell a student's file from another's. Renders count themselves,
+/// can be slowed, and fail for a file named in `failing`.
+final class TestIndexer: LectureIndexer, @unchecked Sendable {
+    let segments: Int
+    let renderDelay: Double
+    let failing: Set<String>
+    private let lock = NSLock()
+    private(set) var renders: [String] = []
+    private(set) var indexCount = 0
+
+    init(segments: Int = 6, renderDelay: Double = 0, failing: Set<String> = []) {
+        self.segments = segments
+        self.renderDelay = renderDelay
+        self.failing = failing
+    }
+
+    func index(_ lecture: LectureDefinition) throws -> any IndexedLecture {
+        lock.withLock { indexCount += 1 }
+        return TestLecture(indexer: self, name: lecture.name)
+    }
+
+    func recordRender(_ what: String) { lock.withLock { renders.append(what) } }
+    var renderList: [String] { lock.withLock { renders } }
+}
+
+struct TestLecture: IndexedLecture {
+    let indexer: TestIndexer
+    let name: String
+
+    struct Unfillable: Error {}
+
+    func presentation(for variables: [String: String]) throws -> any StudentPresentation {
+        if variables["email"] == nil { throw Unfillable() }
+        let marked = Set((variables["marked"] ?? "1,3").split(separator: ",").compactMap { Int($0) })
+        return TestPresentation(indexer: indexer, variables: variables, marked: marked)
+    }
+}
+
+struct TestPresentation: StudentPresentation {
+    let indexer: TestIndexer
+    let variables: [String: String]
+    let marked: Set<Int>
+    static let renditions = ["v0", "v1"]
+
+    func multivariantPlaylist(uri: (String) -> String) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        for (index, rendition) in Self.renditions.enumerated() {
+            lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\((index + 1) * 500_000),CODECS=\"avc1.64001f\"")
+            lines.append(uri(rendition))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func mediaPlaylist(rendition: String, uri: (ResourceName, ResourceOwnership) -> String) -> String? {
+        guard Self.renditions.contains(rendition) else { return nil }
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD",
+                     "#EXT-X-MAP:URI=\"\(uri(ResourceName(rendition: rendition, file: "init.mp4"), .shared))\""]
+        for index in 0..<indexer.segments {
+            let resource = ResourceName(rendition: rendition, file: "\(index).m4s")
+            lines += ["#EXTINF:2.000000,", uri(resource, ownership(of: resource)!)]
+        }
+        return (lines + ["#EXT-X-ENDLIST"]).joined(separator: "\n") + "\n"
+    }
+
+    func index(of resource: ResourceName) -> Int? {
+        guard Self.renditions.contains(resource.rendition), resource.file.hasSuffix(".m4s"),
+              let index = Int(resource.file.dropLast(4)), (0..<indexer.segments).contains(index) else { return nil }
+        return index
+    }
+
+    func ownership(of resource: ResourceName) -> ResourceOwnership? {
+        if resource.file == "init.mp4" && Self.renditions.contains(resource.rendition) { return .shared }
+        guard let index = index(of: resource) else { return nil }
+        return marked.contains(index) ? .student : .shared
+    }
+
+    func nextOwnResource(in rendition: String, after file: String?) -> ResourceName? {
+        let start = file.flatMap { index(of: ResourceName(rendition: rendition, file: $0)) }.map { $0 + 1 } ?? 0
+        guard let next = marked.sorted().first(where: { $0 >= start && $0 < indexer.segments }) else { return nil }
+        return ResourceName(rendition: rendition, file: "\(next).m4s")
+    }
+
+    func render(_ resource: ResourceName) throws -> [UInt8] {
+        if indexer.renderDelay > 0 { usleep(UInt32(indexer.renderDelay * 1_000_000)) }
+        let whose = ownership(of: resource) == .student ? "student " + (variables["email"] ?? "") : "shared"
+        indexer.recordRender("\(resource) \(whose)")
+        struct Failed: Error, CustomStringConvertible { var description: String { "the test renderer was told to fail" } }
+        if indexer.failing.contains(resource.file) { throw Failed() }
+        // 64 KB, so ranges and sendfile have something to cut.
+        let text = "\(resource) \(whose)\n"
+        return Array(String(repeating: text, count: 65_536 / text.utf8.count + 1).utf8.prefix(65_536))
+    }
+}
