@@ -89,19 +89,23 @@ public enum ContactSheet {
             let located = try locator.frame(at: time)
             let display = locator.rotation.displaySize(storedWidth: located.frame.width, storedHeight: located.frame.height)
             if layout == nil {
-                layout = Layout(count: frames, displayWidth: display.width, displayHeight: display.height)
-                sheet = StraightRGBAImage(width: layout!.sheetWidth, height: layout!.sheetHeight, fill: background)
+                let made = Layout(count: frames, displayWidth: display.width, displayHeight: display.height)
+                layout = made
+                sheet = StraightRGBAImage(width: made.sheetWidth, height: made.sheetHeight, fill: background)
             }
-            guard let layout else { continue }
+            guard let layout, var drawn = sheet else { continue }
+            // Taken out while it changes, so its pixels have one owner and are not copied.
+            sheet = nil
+            defer { sheet = drawn }
             let tile = try MarkedStill.upright(located, rotation: locator.rotation, compositor: compositor, file: video,
                                                 scaledTo: (layout.tileWidth, layout.tileHeight))
             let origin = layout.tileOrigin(index)
-            sheet!.paste(tile, atX: origin.x, y: origin.y)
+            drawn.paste(tile, atX: origin.x, y: origin.y)
             let rendered = try fonts.render(TextStyle(text: label(for: located.time), capHeightPixels: Layout.labelCapHeight,
                                                       color: labelColor, maxWidthPixels: Double(layout.tileWidth)))
             let box = rendered.sprite.layoutBox
             let labelTop = origin.y + layout.tileHeight + (Layout.labelHeight - box.height) / 2
-            sheet!.withCanvas { canvas in
+            drawn.withCanvas { canvas in
                 canvas.blend(PreparedMark(sprite: rendered.sprite), atX: origin.x - box.x, y: labelTop - box.y, opacity: 255)
             }
         }
@@ -117,8 +121,9 @@ extension StraightRGBAImage {
         let rowBytes = image.width * 4, sheetWidth = width
         pixels.withUnsafeMutableBufferPointer { target in
             image.pixels.withUnsafeBufferPointer { source in
+                guard let to = target.baseAddress, let from = source.baseAddress else { return }
                 for row in 0..<image.height {
-                    (target.baseAddress! + ((y + row) * sheetWidth + x) * 4).update(from: source.baseAddress! + row * rowBytes, count: rowBytes)
+                    (to + ((y + row) * sheetWidth + x) * 4).update(from: from + row * rowBytes, count: rowBytes)
                 }
             }
         }

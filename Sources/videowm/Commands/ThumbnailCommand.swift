@@ -41,7 +41,7 @@ struct ThumbnailCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
-        try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: outputOptions.overwrite,
+        try ThumbnailMaker.make(video: video, output: output, at: try at.required("--at SECONDS", command: Self.name), compositor: compositor, overwrite: outputOptions.overwrite,
                                 quality: quality, scale: size.request, upscale: size.upscale, warn: console.warningHandler)
     }
 }
