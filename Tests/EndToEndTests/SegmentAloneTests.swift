@@ -87,4 +87,28 @@ struct SegmentAloneTests {
             #expect(seconds < 20, "segment \(k) took \(seconds) s: it should not read the 10 minutes before it")
         }
     }
+
+    @Test("an input whose video packets carry no presentation times (AVI) still makes a presentation, and its segments alone are the whole's")
+    func anInputWithoutPresentationTimes() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // AVI stores decode times only; B-frames make presentation order differ.
+        let mp4 = try h.makeClip("b.mp4", width: 160, height: 90, seconds: 4, extra: ["-x264-params", "bframes=2:keyint=30"])
+        try h.ffmpeg(["-i", mp4, "-c", "copy", "-bsf:v", "h264_mp4toannexb", h.path("in.avi")])
+        let input = h.path("in.avi")
+        let config = try h.write("c.json", #"{ "watermarks": [ { "text": "{email}", "size": 0.1, "start": 1, "end": 2 } ] }"#)
+        let marks = ["-c", config, "--var", "email=ada@example.com", "--segment", "1"]
+        let playlist = h.path("avi.m3u8")
+        let whole = try h.videowm(arguments: ["transcode", input, playlist] + marks)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(try h.videoFrameCount(playlist) == h.videoFrameCount(input))
+        let (_, segments) = try Self.files(playlist)
+        #expect(segments.count == 4)
+        for k in [2, 0] {
+            let alone = h.path("s\(k).m4s")
+            let r = try h.videowm(arguments: ["transcode", input, alone, "--only-segment", String(k)] + marks)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(FileManager.default.contentsEqual(atPath: alone, andPath: segments[k]), "segment \(k) differs from the whole presentation's")
+        }
+    }
 }

@@ -52,8 +52,13 @@ final class SegmentMaker {
 
     /// The input video packets segment `k` reads: those it copies, or those decoded for its pictures.
     private func inputPackets(of k: Int) -> Range<Int> {
-        plan.rendering == .encoded ? plan.decodedPackets[k] : plan.positions[k]
+        // Decoded from the start, the video is read by its own reader (`FromStart`).
+        if plan.decodesFromStart { return 0..<0 }
+        return plan.rendering == .encoded ? plan.decodedPackets[k] : plan.positions[k]
     }
+
+    /// The one decode from the start of a video without presentation times.
+    private var fromStart: FromStart?
 
     /// Segment `k` for every row (in `rows` order): a row whose own work fails gets its error
     /// and the others go on; a failure of the input itself is thrown.
@@ -61,7 +66,7 @@ final class SegmentMaker {
     ///   - seeking: jump to the segment (one asked alone) rather than read on from the last.
     ///   - keepingPackets: also return the packets each track was made of.
     func render(segment k: Int, seeking: Bool, keepingPackets: Bool = false) throws -> [Result<Made, Error>] {
-        let keepFrom = k + 1 < plan.segmentCount ? inputPackets(of: k + 1).lowerBound : Int.max
+        let keepFrom = k + 1 < plan.segmentCount && !plan.decodesFromStart ? inputPackets(of: k + 1).lowerBound : Int.max
         let packets = try reader.packets(ofSegment: k, video: inputPackets(of: k), keepFrom: keepFrom, seeking: seeking)
         var encoders: [Int: SegmentEncoder] = [:]
         var failures: [Int: Error] = [:]
@@ -75,7 +80,7 @@ final class SegmentMaker {
         }
         var decoded = 0
         if !encoders.isEmpty {
-            decoded = try decode(packets.video, segment: k) { frame, pts in
+            let onPicture = { (frame: Frame, pts: Int64) in
                 for (n, encoder) in encoders where failures[n] == nil {
                     do {
                         try encoder.consume(frame, pts: pts, exclusive: encoders.count == 1)
@@ -84,6 +89,8 @@ final class SegmentMaker {
                     }
                 }
             }
+            decoded = plan.decodesFromStart ? try decodeFromStart(segment: k, onPicture: onPicture)
+                                            : try decode(packets.video, segment: k, onPicture: onPicture)
         }
         var shared: Result<Made, Error>?
         var results: [Result<Made, Error>] = []
@@ -139,6 +146,38 @@ final class SegmentMaker {
         try decoder.decode(nil, into: frame, onDamage: { _, _ in }, onFrame: handle)
         decoder.flush()
         return pictures
+    }
+
+    /// The pictures of segment `k` of a video without presentation times: one decoder runs from
+    /// the start through every segment asked (in order), the pictures known by their order.
+    /// A segment made alone decodes from the start too, so its pictures are the same.
+    private func decodeFromStart(segment k: Int, onPicture: (Frame, Int64) throws -> Void) throws -> Int {
+        let state = try fromStart ?? FromStart(source: source, stream: reader.videoStream)
+        fromStart = state
+        let range = plan.positions[k]
+        var pictures = 0
+        while true {
+            while let frame = state.held.first, state.given < range.upperBound {
+                state.held.removeFirst()
+                let j = state.given
+                state.given += 1
+                if j >= range.lowerBound {
+                    pictures += 1
+                    if frame.isDamaged { try recordDamage(MediaError(file: source.input, detail: "picture \(j) is damaged")) }
+                    try onPicture(frame, source.index.packets[j].pts)
+                }
+            }
+            if state.given >= range.upperBound || state.ended { return pictures }
+            try Interruption.throwIfRequested()
+            try state.decodeMore { try self.recordDamage($0) }
+        }
+    }
+
+    private func recordDamage(_ damage: MediaError) throws {
+        damagedPackets += 1
+        if source.damagePolicy == .fail {
+            throw MediaError(file: source.input, detail: "damaged data (\(damage)); stopped (--errors fail)", code: damage.code)
+        }
     }
 
     /// Row `row`'s segment `k`: its video (copied from `packets`, or what `encoder` made) and
@@ -267,5 +306,46 @@ final class SegmentMaker {
             throw OutputError(file: source.input, stage: .writing, detail: "segment \(k + 1): its \(track) starts before the presentation's first packet")
         }
         return UInt64(dts - start)
+    }
+}
+
+/// One decode of a video from its first packet, its pictures held until a segment takes them.
+private final class FromStart {
+    let file: InputFile
+    let stream: Int
+    let decoder: Decoder
+    let packet: Packet
+    let frame: Frame
+    let name: String
+    /// Pictures decoded and not yet taken, in presentation order.
+    var held: [Frame] = []
+    /// How many pictures segments have taken.
+    var given = 0
+    var ended = false
+
+    init(source: PresentationSource, stream: InputStream) throws {
+        file = try InputFile(path: source.input)
+        self.stream = source.videoStream
+        decoder = try Decoder(stream: file.stream(source.videoStream), file: source.input, threads: source.settings.threads)
+        packet = try Packet()
+        frame = try Frame()
+        name = source.input
+    }
+
+    /// Feeds the decoder the next video packet (or drains it at the end) and holds what comes out.
+    func decodeMore(onDamage: (MediaError) throws -> Void) throws {
+        let hold = { (frame: Frame) in
+            let kept = try Frame()
+            try kept.reference(frame, file: self.name)
+            self.held.append(kept)
+        }
+        while try file.read(into: packet) {
+            defer { packet.unref() }
+            guard packet.streamIndex == stream else { continue }
+            try decoder.decode(packet, into: frame, onDamage: { damage, sending in if sending { try onDamage(damage) } }, onFrame: hold)
+            return
+        }
+        try decoder.decode(nil, into: frame, onDamage: { _, _ in }, onFrame: hold)
+        ended = true
     }
 }
