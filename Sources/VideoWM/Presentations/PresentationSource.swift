@@ -28,9 +28,10 @@ public final class PresentationSource: @unchecked Sendable {
     let sharedPlan: Result<SharedCopies, SharingRefusal>
     private(set) var encodedPlan: PresentationPlan
     let copiedPlan: PresentationPlan?
-    /// Whether the input can be read from the middle (not MPEG-TS, whose timestamp jumps are
-    /// taken out by reading from the start).
-    private(set) var seeksToSegments: Bool
+    /// Whether a segment made alone seeks to its first GOP: not in MPEG-TS (whose timestamp jumps
+    /// are taken out by reading from the start) nor in a video without presentation times (decoded
+    /// from the start); there a segment alone costs reading the input up to it.
+    public private(set) var seeksToSegments: Bool
     let audioCache = AudioCache()
     private let warn: WarningHandler
     private let setupLock = NSLock()
