@@ -60,6 +60,9 @@ final class Packet {
     /// How many bytes the packet holds.
     var size: Int { Int(pointer.pointee.size) }
 
+    /// The byte offset in the file where the packet starts, when the demuxer knows it.
+    var position: Int64? { pointer.pointee.pos >= 0 ? pointer.pointee.pos : nil }
+
     /// Runs `body` with the packet's bytes, which stay alive (and unchanged) for the call only.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withExtendedLifetime(self) {

@@ -19,6 +19,8 @@ struct VideoPacketIndex: Sendable {
     var otherStreams: [Int: [StreamPacketTimes]] = [:]
     /// Where the file's timestamps jumped and were shifted to follow on (MPEG-TS), as `InputFile` says.
     var timestampJumps: [(atSeconds: Double, shiftSeconds: Double)] = []
+    /// H.264: each packet's quantiser (its first slice's SliceQP_Y), nil where unknown; empty for other codecs.
+    var quantisers: [Int?] = []
 
     /// Why a stream cannot be indexed for splicing (a reason for `--render`).
     enum Refusal: Error, Equatable, CustomStringConvertible {
@@ -80,6 +82,7 @@ struct VideoPacketIndex: Sendable {
         var firstShown: Int64?
         var inBand: [NALUnit] = []
         var missingDecodeTimestamps = false
+        var slices = codec == .h264 ? try? H264SliceRenumbering(parameterSets: parameterSets) : nil
         let packet = try Packet()
         while try input.read(into: packet) {
             defer { packet.unref() }
@@ -95,13 +98,23 @@ struct VideoPacketIndex: Sendable {
             if packet.decodeTimestamp == nil { missingDecodeTimestamps = true }
             var summary = PacketNALSummary()
             if let framing, let codec {
+                var quantiser: Int?
                 summary = packet.withBytes { bytes in
                     for range in nalUnitRanges(in: bytes, framing: framing) {
+                        let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound])
+                        if codec == .h264, type == 1 || type == 5 {
+                            if quantiser == nil { quantiser = slices?.quantiser(ofSlice: UnsafeRawBufferPointer(rebasing: bytes[range])) }
+                            continue
+                        }
                         let unit = Array(bytes[range])
-                        if isParameterSet(unit, codec: codec) && !inBand.contains(unit) { inBand.append(unit) }
+                        if isParameterSet(unit, codec: codec) && !inBand.contains(unit) {
+                            inBand.append(unit)
+                            if codec == .h264 { try? slices?.learn(unit) }
+                        }
                     }
                     return PacketNALSummary(packet: bytes, framing: framing, codec: codec)
                 }
+                if codec == .h264 { index.quantisers.append(quantiser) }
             }
             index.packets.append(IndexedVideoPacket(pts: pts, duration: packet.duration, isKeyframe: packet.isKeyframe, nal: summary))
             index.decodeTimestamps.append(packet.decodeTimestamp ?? pts)
@@ -144,6 +157,12 @@ struct VideoPacketIndex: Sendable {
             longest = max(longest, current)
         }
         return longest
+    }
+
+    /// The mean quantiser of `packetIndices` (H.264 slice QPs), nil when none is known.
+    func meanQuantiser(of packetIndices: [Int]) -> Double? {
+        let known = packetIndices.compactMap { $0 < quantisers.count ? quantisers[$0] : nil }
+        return known.isEmpty ? nil : Double(known.reduce(0, +)) / Double(known.count)
     }
 
     /// The bit rate of `packetIndices` (bits per second of their own duration).
