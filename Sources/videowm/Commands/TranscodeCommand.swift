@@ -77,8 +77,9 @@ struct TranscodeCommand: ToolCommand {
         (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
         try metadata.validate(for: .video, command: Self.name)
         encode.settings.tags = metadata.tags
-        try encode.validate(command: Self.name, output: OutputTarget(path: output, part: onlyPart))
-        try hls.validate(command: Self.name, output: output)
+        let target = try OutputTarget(path: output, part: onlyPart)
+        try encode.validate(command: Self.name, output: target)
+        try hls.validate(command: Self.name, output: target)
     }
 
     func run(console: Console) throws {
