@@ -99,6 +99,7 @@ struct TranscodeCommand: ToolCommand {
                                         display.render = outcome
                                     })
         transcoder.hls = hls.settings
+        transcoder.ladder = hls.ladderOptions
         transcoder.onlyPart = onlyPart
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
