@@ -128,6 +128,7 @@ struct BatchCommand: ToolCommand {
                                  notice: { console.info($0) })
         runner.hls = hls.settings
         runner.hls.sharedFolder = sharedSegments
+        runner.ladder = hls.ladderOptions
         let summary: BatchSummary
         do {
             summary = try runner.run(onRow: { result in

@@ -79,6 +79,9 @@ struct TranscodeCommand: ToolCommand {
         encode.settings.tags = metadata.tags
         try encode.validate(command: Self.name, output: OutputTarget(path: output, part: onlyPart))
         try hls.validate(command: Self.name, output: output)
+        if onlyPart != nil && hls.ladderOptions != nil {
+            throw UsageError("--only-segment makes one file of a single-rendition presentation; a ladder's segments are made alone through the library (LadderRow.render)", command: Self.name)
+        }
     }
 
     func run(console: Console) throws {
