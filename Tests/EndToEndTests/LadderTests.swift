@@ -151,8 +151,25 @@ struct LadderTests {
         #expect(description.variants?.count == 3 && description.variants?.allSatisfy { abs($0.durationSeconds - 30) < 0.01 && $0.segments == 5 } == true)
         #expect(description.renditions?.map(\.type) == ["audio", "subtitles"] && description.renditions?.last?.language == "en")
 
-        // video.js plays alice's ladder to the end across a forced switch, the captions where the SRT puts them.
-        let firstPicture = try Self.videoStart(h, try Self.variant(master, height: 216))
+        // The WebVTT segments, read as RFC 8216 §3.5 says (cue time − LOCAL + MPEGTS / 90 kHz, on the
+        // media timeline): every cue at the SRT's time after the first picture, ± 1 frame.
+        let video216 = try Self.variant(master, height: 216)
+        let firstPicture = try Self.videoStart(h, video216)
+        let expected: [(Double, Double, String)] = [(1.0, 2.5, "Hello"), (5.5, 6.5, "Across the cut"), (20.25, 21.0, "Last words")]
+        let subtitlesPlaylist = h.path("hls/" + (try #require(Self.mediaURI(in: text, containing: "TYPE=SUBTITLES"))))
+        var onTimeline: [(Double, Double, String)] = []
+        for file in try Self.files(of: subtitlesPlaylist) {
+            let path = ((subtitlesPlaylist as NSString).deletingLastPathComponent as NSString).appendingPathComponent(file)
+            for cue in try Self.webVTTCues(path) where !onTimeline.contains(where: { abs($0.0 - cue.0) < 0.0005 && $0.2 == cue.2 }) {
+                onTimeline.append(cue)
+            }
+        }
+        #expect(onTimeline.count == expected.count, "\(onTimeline)")
+        for (cue, (start, end, words)) in zip(onTimeline, expected) {
+            #expect(abs(cue.0 - firstPicture - start) <= 1.0 / 30 && abs(cue.1 - firstPicture - end) <= 1.0 / 30 && cue.2 == words, "\(cue)")
+        }
+
+        // video.js plays alice's ladder to the end across a forced switch, the captions in the text track.
         let played = try h.run(Self.scripts.appendingPathComponent("play-in-chromium").path, [master, "--videojs", "--root", h.path("hls"), "--timeout", "120"])
         try #require(played.status != 2, "Chromium or js.videojs is not installed: \(played.stderr)")
         #expect(played.status == 0, "\(played.stdout) \(played.stderr)")
@@ -161,16 +178,27 @@ struct LadderTests {
             struct Cue: Decodable { var start: Double; var end: Double; var text: String }
             var heights: [Int]
             var textTracks: [Track]
+            var firstFrameTime: Double?
         }
         if played.status == 0 {
             let result = try JSONDecoder().decode(Played.self, from: Data(played.stdout.utf8))
             #expect(result.heights.contains(108) && result.heights.last == 216, "\(result.heights)")
             let cues = try #require(result.textTracks.first { $0.language == "en" }).cues
-            // Cues count from the first picture, which the media timeline shows at `firstPicture`.
-            let expected: [(Double, Double, String)] = [(1.0, 2.5, "Hello"), (5.5, 6.5, "Across the cut"), (20.25, 21.0, "Last words")]
+            // video.js 7.5.5 (VHS) maps each demuxed loader's first fragment to time 0 on its own, and
+            // places cues by whichever loader mapped last: the picture's or the audio's. So a cue may
+            // lead the picture by as much as the audio's first sample follows the video's first
+            // decode time on the media timeline (here AAC priming against two B-frames' delay).
+            let audioPlaylist = h.path("hls/" + (try #require(Self.mediaURI(in: text, containing: "TYPE=AUDIO"))))
+            let audioStart = Double(try h.packetTimes(audioPlaylist, stream: "a:0").first ?? "0") ?? 0
+            let videoDecodeStart = Double(try h.ffprobe(["-select_streams", "v:0", "-show_entries", "packet=dts_time", "-of", "csv=p=0",
+                                                         "-read_intervals", "%+#1", video216]).split(separator: "\n").first.map(String.init) ?? "0") ?? 0
+            let lead = max(0, audioStart - videoDecodeStart)
+            let shown = result.firstFrameTime ?? firstPicture
             #expect(cues.count == expected.count, "\(cues)")
             for (cue, (start, end, words)) in zip(cues, expected) {
-                #expect(abs(cue.start - firstPicture - start) <= 1.0 / 30 && abs(cue.end - firstPicture - end) <= 1.0 / 30 && cue.text == words, "\(cue)")
+                let offset = cue.start - shown - start
+                #expect(offset >= -lead - 1.0 / 30 && offset <= 1.0 / 30 && abs(cue.end - cue.start - (end - start)) <= 1.0 / 30 && cue.text == words,
+                        "\(cue): \(offset) s from the SRT's time after the first picture (\(shown) s), audio \(lead) s after the video")
             }
         }
 
@@ -213,6 +241,33 @@ struct LadderTests {
         return String(line[start.upperBound...].prefix { $0 != "\"" })
     }
 
+    /// A WebVTT segment's cues on the media timeline (start, end, text): cue time − LOCAL + MPEGTS / 90 kHz.
+    static func webVTTCues(_ path: String) throws -> [(Double, Double, String)] {
+        func seconds(_ text: Substring) -> Double? {
+            let parts = text.split(separator: ":").map { Double($0) }
+            guard parts.allSatisfy({ $0 != nil }), !parts.isEmpty else { return nil }
+            return parts.reduce(0.0) { $0 * 60 + $1! }
+        }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")   // blank lines end cues
+        var shift = 0.0
+        if let map = lines.first(where: { $0.hasPrefix("X-TIMESTAMP-MAP=") }) {
+            var mpegts = 0.0, local = 0.0
+            for field in map.dropFirst("X-TIMESTAMP-MAP=".count).split(separator: ",") {
+                if field.hasPrefix("MPEGTS:") { mpegts = Double(field.dropFirst(7)) ?? 0 }
+                if field.hasPrefix("LOCAL:") { local = seconds(field.dropFirst(6)) ?? 0 }
+            }
+            shift = mpegts / 90000 - local
+        }
+        var cues: [(Double, Double, String)] = []
+        for (n, line) in lines.enumerated() where line.contains(" --> ") {
+            let times = line.components(separatedBy: " --> ")
+            guard let start = seconds(Substring(times[0])), let end = seconds(times[1].split(separator: " ").first ?? "") else { continue }
+            let words = lines[(n + 1)...].prefix { !$0.isEmpty }.joined(separator: "\n")
+            cues.append((start + shift, end + shift, words))
+        }
+        return cues
+    }
+
     /// The first picture's time on a media playlist's timeline.
     static func videoStart(_ h: Harness, _ playlist: String) throws -> Double {
         Double(try h.videoFrameTimes(playlist).first ?? "0") ?? 0
@@ -222,14 +277,15 @@ struct LadderTests {
     func cappedLadderAndTwoAudioLanguages() throws {
         let h = try Harness()
         defer { h.cleanUp() }
-        // Two audio streams: English AAC and German PCM (which fMP4 segments cannot hold).
+        // Two audio streams: English AAC and German PCM (which fMP4 segments cannot hold), in Matroska
+        // (FFmpeg's MOV muxer drops a PCM track's language).
         try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=384x216:rate=30:duration=6", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=6",
                       "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=44100:duration=6", "-map", "0", "-map", "1", "-map", "2",
                       "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-c:a:0", "aac", "-c:a:1", "pcm_s16le",
-                      "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=deu", h.path("two.mov")])
+                      "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=deu", h.path("two.mkv")])
         let config = try h.write("c.json", HLSBatchTests.config)
         let out = h.path("two.m3u8")
-        let r = try h.videowm("transcode", h.path("two.mov"), out, "-c", config, "--var", "email=a@example.com", "--ladder", "1080,144", "--segment", "2")
+        let r = try h.videowm("transcode", h.path("two.mkv"), out, "-c", config, "--var", "email=a@example.com", "--ladder", "1080,144", "--segment", "2")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("--ladder: 1080 is taller than the input (216 lines)"), "\(r.stderr)")
         let text = try String(contentsOfFile: out, encoding: .utf8)

@@ -93,7 +93,10 @@ enum LadderWriter {
                         lecture.remember(initialization: bytes, of: id)
                         shared.initializations[id] = try publishShared(bytes, id: id, kind: .initialization)
                     }
-                    if shared.segments[id]?[k] == nil {
+                    // A video segment every student of the group marks was made only for the
+                    // initialization segment: nobody lists it, so it is not stored.
+                    let listed = audioIDs.contains(id) || someoneUnmarked
+                    if listed && shared.segments[id]?[k] == nil {
                         let name = try publishShared(segment.segment.bytes, id: id, kind: .segment)
                         shared.segments[id, default: [:]][k] = (name, segment.segment.bytes.count)
                         lecture.remember(size: segment.segment.bytes.count, of: id, segment: k)
