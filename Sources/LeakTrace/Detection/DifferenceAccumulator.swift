@@ -214,7 +214,7 @@ public final class DifferenceAccumulator {
     public func maps() -> DifferenceMaps {
         var means: [SlotKey: [Float]] = [:]
         for (slot, sum) in sums {
-            let scale = 1 / Float(counts[slot]!)
+            let scale = 1 / Float(max(counts[slot] ?? 1, 1))
             means[slot] = sum.map { $0 * scale }
         }
         return DifferenceMaps(means: means, width: width, height: height, mask: mask)

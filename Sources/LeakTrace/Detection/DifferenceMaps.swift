@@ -46,11 +46,11 @@ public struct DifferenceMaps: Sendable {
         visibleCounts = Self.integral(mask.map { $0 ? 1 : 0 }, width: width, height: height)
         var integrals: [SlotKey: [Float]] = [:]
         for schedule in Set(means.keys.map(\.schedule)) {
-            let keys = means.keys.filter { $0.schedule == schedule }.sorted()
-            let baseline = Self.baseline(keys.map { means[$0]! }, mask: mask)
-            for key in keys {
+            let slots = means.filter { $0.key.schedule == schedule }.sorted { $0.key < $1.key }
+            let baseline = Self.baseline(slots.map(\.value), mask: mask)
+            for (key, slotMean) in slots {
                 var standardised = [Float](repeating: 0, count: width * height)
-                means[key]!.withUnsafeBufferPointer { mean in
+                slotMean.withUnsafeBufferPointer { mean in
                     baseline.median.withUnsafeBufferPointer { median in
                         baseline.scale.withUnsafeBufferPointer { scale in
                             mask.withUnsafeBufferPointer { inside in

@@ -85,7 +85,8 @@ public struct RowScorer: Sendable {
     public func score(_ rows: [RowMarks]) -> [RowScore] {
         let slots = maps.slots
         let slotIndex = Dictionary(uniqueKeysWithValues: slots.enumerated().map { ($1, $0) })
-        let tables = slots.map { maps.table(of: $0)! }
+        // `slots` are the maps' own: each has its table.
+        let tables = slots.map { maps.table(of: $0) ?? [] }
         // Slot by slot, so one slot's table stays in cache while every row's decoys read it.
         var bySlot = [[(row: Int, evidence: MarkEvidence)]](repeating: [], count: slots.count)
         for (index, row) in rows.enumerated() {

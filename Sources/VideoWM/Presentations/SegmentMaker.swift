@@ -21,15 +21,16 @@ final class SegmentMaker {
     let source: PresentationSource
     let plan: PresentationPlan
     let rows: [PresentationRow]
-    private let reader: SegmentReader
-    private var decoder: Decoder?
+    let reader: SegmentReader
+    var decoder: Decoder?
     /// Damaged packets or pictures the decoder concealed, in what the segments used.
-    private(set) var damagedPackets = 0
+    var damagedPackets = 0
     /// Per carried track, the index (file order) of each segment's first packet.
     private let trackOffsets: [[Int]]
 
     init(source: PresentationSource, plan: PresentationPlan, rows: [PresentationRow]) throws {
-        precondition(rows.allSatisfy { $0.plan == plan }, "rows made together follow one plan")
+        // A ladder's renditions follow one plan made in different ways (issue 25): the same segments of the same pictures.
+        precondition(rows.allSatisfy { $0.plan == plan || ($0.shape != nil && $0.plan.hasSameSegments(as: plan)) }, "rows made together follow one plan")
         self.source = source
         self.plan = plan
         self.rows = rows
@@ -51,9 +52,23 @@ final class SegmentMaker {
     }
 
     /// The input video packets segment `k` reads: those it copies, or those decoded for its pictures.
-    private func inputPackets(of k: Int) -> Range<Int> {
-        plan.rendering == .encoded ? plan.decodedPackets[k] : plan.positions[k]
+    private func inputPackets(of k: Int, seeking: Bool) -> Range<Int> {
+        // Decoded in one run, the video is read by the decoder's own reader (`ContinuousDecoding`).
+        if decodesContinuously(seeking: seeking) { return 0..<0 }
+        return plan.rendering == .encoded ? plan.decodedPackets[k] : plan.positions[k]
     }
+
+    /// Whether the video is decoded in one run from the start rather than segment by segment: a
+    /// video without presentation times always; a whole encoded presentation too, since every
+    /// segment is re-encoded and a run decodes each GOP once, where segment by segment a cut
+    /// inside a GOP would decode its first part twice. The pictures are the same either way: a
+    /// picture's pixels depend only on the packets from its keyframe on.
+    private func decodesContinuously(seeking: Bool) -> Bool {
+        plan.decodesFromStart || (plan.rendering == .encoded && !seeking)
+    }
+
+    /// The one run of the decoder, when the video is decoded so.
+    var continuous: ContinuousDecoding?
 
     /// Segment `k` for every row (in `rows` order): a row whose own work fails gets its error
     /// and the others go on; a failure of the input itself is thrown.
@@ -61,11 +76,19 @@ final class SegmentMaker {
     ///   - seeking: jump to the segment (one asked alone) rather than read on from the last.
     ///   - keepingPackets: also return the packets each track was made of.
     func render(segment k: Int, seeking: Bool, keepingPackets: Bool = false) throws -> [Result<Made, Error>] {
-        let keepFrom = k + 1 < plan.segmentCount ? inputPackets(of: k + 1).lowerBound : Int.max
-        let packets = try reader.packets(ofSegment: k, video: inputPackets(of: k), keepFrom: keepFrom, seeking: seeking)
+        try render(segment: k, seeking: seeking, keepingPackets: keepingPackets, only: nil).compactMap { $0 }
+    }
+
+    /// Segment `k` for the rows `only` lists (by position in `rows`; nil: every row), nil for the
+    /// others: a ladder makes a rendition's segment only where some student needs it, and never
+    /// asks an encoded rendition's row for a segment it does not re-encode.
+    func render(segment k: Int, seeking: Bool, keepingPackets: Bool, only: Set<Int>?) throws -> [Result<Made, Error>?] {
+        let asked = only ?? Set(rows.indices)
+        let keepFrom = k + 1 < plan.segmentCount && !decodesContinuously(seeking: seeking) ? inputPackets(of: k + 1, seeking: seeking).lowerBound : Int.max
+        let packets = try reader.packets(ofSegment: k, video: inputPackets(of: k, seeking: seeking), keepFrom: keepFrom, seeking: seeking)
         var encoders: [Int: SegmentEncoder] = [:]
         var failures: [Int: Error] = [:]
-        for (n, row) in rows.enumerated() where row.reencodes[k] {
+        for (n, row) in rows.enumerated() where row.reencodes[k] && asked.contains(n) {
             guard let making = row.video else { preconditionFailure("a row re-encodes without its encoder set-up") }
             do {
                 encoders[n] = try SegmentEncoder(making: making, plan: plan, file: source.input)
@@ -75,7 +98,7 @@ final class SegmentMaker {
         }
         var decoded = 0
         if !encoders.isEmpty {
-            decoded = try decode(packets.video, segment: k) { frame, pts in
+            let onPicture = { (frame: Frame, pts: Int64) in
                 for (n, encoder) in encoders where failures[n] == nil {
                     do {
                         try encoder.consume(frame, pts: pts, exclusive: encoders.count == 1)
@@ -84,16 +107,24 @@ final class SegmentMaker {
                     }
                 }
             }
+            decoded = decodesContinuously(seeking: seeking) ? try decodeContinuously(segment: k, onPicture: onPicture)
+                                                             : try decode(packets.video, segment: k, onPicture: onPicture)
         }
         var shared: Result<Made, Error>?
-        var results: [Result<Made, Error>] = []
+        var results: [Result<Made, Error>?] = []
         for (n, row) in rows.enumerated() {
+            guard asked.contains(n) else {
+                results.append(nil)
+                continue
+            }
+            precondition(row.reencodes[k] || row.rendering != .encoded || !row.carriesVideo, "an encoded rendition's row asked for a segment it does not make")
             if let failure = failures[n] {
                 results.append(.failure(failure))
                 continue
             }
-            // A copied segment is the same for every row of the plan: made once.
-            if encoders[n] == nil, let shared {
+            // A copied segment is the same for every row of the plan: made once (a ladder's rows
+            // differ in their tracks, and make their own).
+            if encoders[n] == nil, row.shape == nil, let shared {
                 results.append(shared)
                 continue
             }
@@ -101,44 +132,10 @@ final class SegmentMaker {
                 try self.segment(k, of: row, packets: packets, encoder: encoders[n], decodedPictures: encoders[n] == nil ? 0 : decoded,
                                  keepingPackets: keepingPackets)
             })
-            if encoders[n] == nil { shared = made }
+            if encoders[n] == nil && row.shape == nil { shared = made }
             results.append(made)
         }
         return results
-    }
-
-    /// Decodes `packets` (the segment's GOPs) and hands on each picture presented in segment `k`,
-    /// in presentation order; returns how many were decoded. The decoder is drained and reset
-    /// afterwards, as if the segment had been decoded alone.
-    private func decode(_ packets: [Packet], segment k: Int, onPicture: (Frame, Int64) throws -> Void) throws -> Int {
-        let decoder = try self.decoder ?? Decoder(stream: reader.videoStream, file: source.input, threads: source.settings.threads)
-        self.decoder = decoder
-        let frame = try Frame()
-        var pictures = 0
-        let policy = source.damagePolicy
-        // Damage counts only where a picture of this segment is concerned: its GOP's earlier
-        // pictures (decoded for their references) and an open GOP's leading ones do not matter.
-        func record(_ damage: MediaError) throws {
-            damagedPackets += 1
-            if policy == .fail {
-                throw MediaError(file: source.input, detail: "damaged data (\(damage)); stopped (--errors fail)", code: damage.code)
-            }
-        }
-        func handle(_ frame: Frame) throws {
-            guard let pts = frame.bestEffortTimestamp ?? frame.presentationTimestamp, plan.segment(containing: pts) == k else { return }
-            if frame.isDamaged { try record(MediaError(file: source.input, detail: "the picture at \(pts) is damaged")) }
-            pictures += 1
-            try onPicture(frame, pts)
-        }
-        for packet in packets {
-            try Interruption.throwIfRequested()
-            let inSegment = packet.presentationTimestamp.map { plan.segment(containing: $0) == k } ?? true
-            try decoder.decode(packet, into: frame, onDamage: { damage, sending in if sending && inSegment { try record(damage) } },
-                               onFrame: handle)
-        }
-        try decoder.decode(nil, into: frame, onDamage: { _, _ in }, onFrame: handle)
-        decoder.flush()
-        return pictures
     }
 
     /// Row `row`'s segment `k`: its video (copied from `packets`, or what `encoder` made) and
@@ -165,7 +162,8 @@ final class SegmentMaker {
         } else {
             videoPackets = packets.video
         }
-        if keepingPackets { kept.append(videoPackets) }
+        if keepingPackets && row.carriesVideo { kept.append(videoPackets) }
+        if !row.carriesVideo { videoPackets = [] }
         var video = MediaSegmentWriter.Track(id: 1, baseDecodeTime: 0)
         let trackBase = layout.timeBases[0]
         let timestamps = row.decodeTimestamps
@@ -192,9 +190,11 @@ final class SegmentMaker {
             }
             if let bytes { bytes.withUnsafeBytes(append) } else { packet.withBytes(append) }
         }
-        tracks.append(video)
+        if row.carriesVideo { tracks.append(video) }
 
-        for (t, other) in source.tracks.enumerated() {
+        for t in row.carriedTracks {
+            let other = source.tracks[t]
+            let position = tracks.count
             let trackPackets: [Packet]
             let timeBase: Rational
             let next: Int64?
@@ -215,8 +215,9 @@ final class SegmentMaker {
                 next = after < all.count ? (all[after].dts ?? all[after].pts) : nil
             }
             if keepingPackets { kept.append(trackPackets) }
-            tracks.append(try trackFragment(trackPackets, id: UInt32(t + 2), copiedFrom: copied, timeBase: timeBase, trackBase: layout.timeBases[t + 1],
-                                            start: layout.startDecodeTimestamps[t + 1], nextDecodeTimestamp: next, segment: k))
+            tracks.append(try trackFragment(trackPackets, id: UInt32(position + 1), copiedFrom: copied, timeBase: timeBase,
+                                            trackBase: layout.timeBases[position], start: layout.startDecodeTimestamps[position],
+                                            nextDecodeTimestamp: next, segment: k))
         }
         let bytes = MediaSegmentWriter.segment(sequenceNumber: UInt32(k + 1), tracks: tracks)
         let planned = plan.plannedSegments[k]

@@ -80,7 +80,11 @@ struct BatchCommand: ToolCommand {
         file for every row, written once into --shared-segments DIR under a name from its
         content; a segment in which the row's mark is visible is re-encoded and the row's
         own (--render full: every segment re-encoded, none shared). A row is done when its
-        playlist exists.
+        playlist exists. With --ladder/--subtitles each row's playlist is a multivariant
+        playlist, and the shared folder holds every rendition's unmarked segments and
+        initialization segment, the audio and the captions, each once for all rows; a row's
+        own files are the segments its marks show in, per rendition, and its media playlists.
+        --report's "bytes" is what each row added to the disk (shared files it was first to need).
         """,
         epilogue: """
         Exit: 0 when every row is done or skipped; otherwise the highest exit code among the
@@ -92,13 +96,14 @@ struct BatchCommand: ToolCommand {
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
         guard csvPath != nil else { throw UsageError("--vars FILE.csv is required (one row per output)", command: Self.name) }
-        guard outputTemplate != nil else { throw UsageError("--output TEMPLATE is required, e.g. --output 'out/{id}.mp4'", command: Self.name) }
+        guard let outputTemplate else { throw UsageError("--output TEMPLATE is required, e.g. --output 'out/{id}.mp4'", command: Self.name) }
         try size.validate(command: Self.name)
         (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
         try metadata.validate(for: .video, command: Self.name)
         encode.settings.tags = metadata.tags
-        try encode.validate(command: Self.name, output: OutputTarget(path: outputTemplate!))
-        try hls.validate(command: Self.name, output: outputTemplate!)
+        let target = try OutputTarget(path: outputTemplate)
+        try encode.validate(command: Self.name, output: target)
+        try hls.validate(command: Self.name, output: target)
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)
         }
@@ -109,8 +114,8 @@ struct BatchCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let config = try marks.config(console: console, command: Self.name)
-        let table = try CSVTable.load(path: csvPath!)
-        let template = try OutputPathTemplate(outputTemplate!)
+        let table = try CSVTable.load(path: try csvPath.required("--vars FILE.csv", command: Self.name))
+        let template = try OutputPathTemplate(try outputTemplate.required("--output TEMPLATE", command: Self.name))
         let plan = try BatchPlan(config: config, table: table, outputTemplate: template, fixedVariables: marks.variables,
                                  warn: console.warningHandler)
         let selected = try shard.map(BatchShard.parse)
@@ -128,6 +133,7 @@ struct BatchCommand: ToolCommand {
                                  notice: { console.info($0) })
         runner.hls = hls.settings
         runner.hls.sharedFolder = sharedSegments
+        runner.ladder = hls.ladderOptions
         let summary: BatchSummary
         do {
             summary = try runner.run(onRow: { result in

@@ -71,7 +71,7 @@ struct OutputOptions {
     }
 
     /// The same group for commands that draw no progress (stills, contact sheets): `--progress`
-    /// is accepted there too (SPEC lists it among every command's output options) but shows nothing.
+    /// is accepted there too (docs/contract.md lists it among every command's output options) but shows nothing.
     static var optionsForCommandsWithoutProgress: OptionGroup<Self> {
         options.helping("--progress", "auto, bar, json or none: accepted as for transcode; nothing here reports progress")
     }
@@ -282,28 +282,26 @@ struct HLSOptions {
                     renditions of a multivariant playlist: auto (the input's size, at most 1080 lines, then 720, 540 and 360 \
                     below it) or heights with optional bit rates, e.g. 1080:5M,720:2800k,360 (a height without a rate gets \
                     Apple's HLS authoring rate for it; heights above the input's are capped at it, with a notice); \
-                    not written by this build yet (exit 64)
+                    OUTPUT becomes a multivariant playlist with an audio rendition per audio stream
                     """, example: "720,360", parse: ladderRequest) { $0.ladder = $1 },
             .parsed("--subtitles", placeholder: "FILE[:LANG[:NAME]]", help: """
                     a caption file (.srt or .vtt) to offer as a WebVTT subtitle rendition, with its language (en, pt-BR; \
                     default from a name like talk.de.srt, else und) and the name players list (repeatable); \
-                    not written by this build yet (exit 64)
+                    without --ladder, a multivariant playlist of the input's size
                     """, example: "talk.srt:en:English", parse: sidecar) { $0.subtitles.append($1) },
         ])
     }
 
     /// `--ladder` and `--subtitles` make renditions, which only an HLS output has.
-    func validate(command: String, output: String) throws {
-        let isPresentation = (output as NSString).pathExtension.lowercased() == "m3u8"
+    func validate(command: String, output: OutputTarget) throws {
+        let isPresentation = output.kind == .hlsPresentation
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
-            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output)", command: command)
-        }
-        // Rendering a ladder needs segments rendered one by one (issue 24's output plan),
-        // which this build does not have yet: refused rather than written without its renditions.
-        for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given {
-            throw UsageError("\(option): renditions are not written by this build yet (they need the segment rendering of issue 24)", command: command)
+            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output.path)", command: command)
         }
     }
+
+    /// The renditions asked for, nil for a single media playlist.
+    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder, subtitles: subtitles) }
 
     private static func ladderRequest(_ text: String, option: String, command: String) throws -> LadderRequest {
         do {

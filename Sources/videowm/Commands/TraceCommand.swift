@@ -74,8 +74,10 @@ struct TraceCommand: ToolCommand {
         console.verbosity = verbosity
         VideoWMLibrary.configureLogging(verbose: verbosity == .verbose)
         let pathKey = try marks.keyFile().map { try KeyedDerivation(key: try SecretKey.read(fromFile: $0)) }
-        let request = LeakTraceRequest(leak: leak, original: original!, configPath: try marks.requireConfig(command: Self.name),
-                                       csvPath: csvPath!, variables: marks.variables, pathKey: pathKey)
+        let request = LeakTraceRequest(leak: leak, original: try original.required("--original INPUT", command: Self.name),
+                                       configPath: try marks.requireConfig(command: Self.name),
+                                       csvPath: try csvPath.required("--vars FILE.csv", command: Self.name), variables: marks.variables,
+                                       pathKey: pathKey)
         let report = try LeakTracing.trace(request, warn: console.warningHandler)
         if json {
             print(try TraceOutput.json(report, request: request, top: top))
