@@ -87,4 +87,54 @@ struct SegmentAloneTests {
             #expect(seconds < 20, "segment \(k) took \(seconds) s: it should not read the 10 minutes before it")
         }
     }
+
+    @Test("an input whose video packets carry no presentation times (AVI) still makes a presentation, and its segments alone are the whole's")
+    func anInputWithoutPresentationTimes() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // AVI stores decode times only; B-frames make presentation order differ.
+        let mp4 = try h.makeClip("b.mp4", width: 160, height: 90, seconds: 4, extra: ["-x264-params", "bframes=2:keyint=30"])
+        try h.ffmpeg(["-i", mp4, "-c", "copy", "-bsf:v", "h264_mp4toannexb", h.path("in.avi")])
+        let input = h.path("in.avi")
+        let config = try h.write("c.json", #"{ "watermarks": [ { "text": "{email}", "size": 0.1, "start": 1, "end": 2 } ] }"#)
+        let marks = ["-c", config, "--var", "email=ada@example.com", "--segment", "1"]
+        let playlist = h.path("avi.m3u8")
+        let whole = try h.videowm(arguments: ["transcode", input, playlist] + marks)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(try h.videoFrameCount(playlist) == h.videoFrameCount(input))
+        let (_, segments) = try Self.files(playlist)
+        #expect(segments.count == 4)
+        for k in [2, 0] {
+            let alone = h.path("s\(k).m4s")
+            let r = try h.videowm(arguments: ["transcode", input, alone, "--only-segment", String(k)] + marks)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(FileManager.default.contentsEqual(atPath: alone, andPath: segments[k]), "segment \(k) differs from the whole presentation's")
+        }
+    }
+
+    @Test("--render full with cuts inside long GOPs: a segment alone decodes from the keyframe before it and equals the whole presentation's, which decodes each GOP once")
+    func encodedSegmentsCutInsideLongGOPs() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        // 5-s GOPs with B-frames, 2-s segments: most cuts fall inside a GOP.
+        let input = try h.makeClip("long-gops.mp4", width: 160, height: 90, seconds: 12,
+                                   extra: ["-x264-params", "keyint=150:min-keyint=150:scenecut=0:bframes=3"])
+        let config = try h.write("c.json", HLSBatchTests.config)
+        let marks = ["-c", config, "--var", "email=ada@example.com", "--segment", "2", "--render", "full"]
+        let playlist = h.path("full.m3u8")
+        let whole = try h.videowm(arguments: ["transcode", input, playlist] + marks)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(try h.videoFrameTimes(playlist) == h.videoFrameTimes(input))
+        let (_, segments) = try Self.files(playlist)
+        #expect(segments.count == 6)
+        for k in [3, 1, 5] {
+            let alone = h.path("s\(k).m4s")
+            let r = try h.videowm(arguments: ["transcode", input, alone, "--only-segment", String(k), "-v"] + marks)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(FileManager.default.contentsEqual(atPath: alone, andPath: segments[k]), "segment \(k) differs from the whole presentation's")
+            // From the keyframe at 0 s or 5 s (or 10 s) to the segment's end: never the whole input.
+            let decoded = try #require(Self.report(r.stderr)?.decoded, "\(r.stderr)")
+            #expect(decoded >= 60 && decoded <= 60 + 150, "segment \(k) decoded \(decoded) pictures")
+        }
+    }
 }

@@ -40,7 +40,8 @@ public enum ContentArea {
                 guard stats.spread <= flatnessTolerance else { return false }
                 means.append(stats.mean)
             }
-            return (means.max()! - means.min()!) <= flatnessTolerance
+            guard let high = means.max(), let low = means.min() else { return true }
+            return high - low <= flatnessTolerance
         }
         func barLength(lines: Int, isRow: Bool, fromStart: Bool) -> Int {
             let limit = Int(Double(lines) * largestBarShare)

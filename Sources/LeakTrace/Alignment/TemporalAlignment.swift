@@ -43,7 +43,8 @@ public enum TemporalAlignment {
     /// content area), each sorted by time. Offsets are tried on the leak's own frame spacing.
     public static func candidates(leak: [TimedLuma], keyframes: [TimedLuma], count: Int = 3,
                                   separation: Double = 1.0) -> [Candidate] {
-        guard leak.count >= 2, !keyframes.isEmpty else { return [] }
+        guard leak.count >= 2, let firstKey = keyframes.first, let lastKey = keyframes.last,
+              let firstLeak = leak.first, let lastLeak = leak.last else { return [] }
         let leakPrints = withoutAverage(leak.map(\.image)).map(centred)
         let keyPrints = withoutAverage(keyframes.map(\.image)).map(centred)
         // correlations[k][i]: keyframe k against leak frame i.
@@ -52,8 +53,8 @@ public enum TemporalAlignment {
         let leakTimes = leak.map(\.time)
         let step = max(medianStep(leakTimes), 0.001)
         let halfStep = step / 2
-        let lowest = keyframes.first!.time - leakTimes.last!
-        let highest = keyframes.last!.time - leakTimes.first!
+        let lowest = firstKey.time - lastLeak.time
+        let highest = lastKey.time - firstLeak.time
         let offsetCount = Int(((highest - lowest) / step).rounded(.up)) + 1
         var sums = [Double](repeating: 0, count: offsetCount)
         var counts = [Int](repeating: 0, count: offsetCount)
@@ -106,9 +107,9 @@ public enum TemporalAlignment {
             let scores = nearby.map {
                 normalisedCorrelation(key, centred($0.image.resampled(from: leakContent, width: gridWidth, height: gridHeight).pixels))
             }
-            let best = scores.indices.max { scores[$0] < scores[$1] }!
             // A keyframe of a still scene matches every frame about equally: no timing in it.
-            guard best > 0, best < scores.count - 1, scores[best] - scores.min()! > 0.02 else { continue }
+            guard let best = scores.indices.max(by: { scores[$0] < scores[$1] }), let lowest = scores.min(),
+                  best > 0, best < scores.count - 1, scores[best] - lowest > 0.02 else { continue }
             let (a, b, c) = (scores[best - 1], scores[best], scores[best + 1])
             let curvature = a - 2 * b + c
             let shift = curvature < 0 ? min(max(0.5 * (a - c) / curvature, -0.5), 0.5) : 0

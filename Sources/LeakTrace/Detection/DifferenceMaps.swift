@@ -104,7 +104,7 @@ public final class DifferenceAccumulator {
     public func maps() -> DifferenceMaps {
         var means: [SlotKey: [Float]] = [:]
         for (slot, sum) in sums {
-            let scale = 1 / Float(counts[slot]!)
+            let scale = 1 / Float(max(counts[slot] ?? 1, 1))
             means[slot] = sum.map { $0 * scale }
         }
         return DifferenceMaps(means: means, width: width, height: height, mask: mask)
@@ -136,11 +136,11 @@ public struct DifferenceMaps: Sendable {
         self.height = height
         var integrals: [SlotKey: [Float]] = [:]
         for schedule in Set(means.keys.map(\.schedule)) {
-            let keys = means.keys.filter { $0.schedule == schedule }.sorted()
-            let baseline = Self.baseline(keys.map { means[$0]! }, mask: mask)
-            for key in keys {
+            let slots = means.filter { $0.key.schedule == schedule }.sorted { $0.key < $1.key }
+            let baseline = Self.baseline(slots.map(\.value), mask: mask)
+            for (key, slotMean) in slots {
                 var standardised = [Float](repeating: 0, count: width * height)
-                means[key]!.withUnsafeBufferPointer { mean in
+                slotMean.withUnsafeBufferPointer { mean in
                     baseline.median.withUnsafeBufferPointer { median in
                         baseline.scale.withUnsafeBufferPointer { scale in
                             mask.withUnsafeBufferPointer { inside in

@@ -80,7 +80,8 @@ public struct RowScorer: Sendable {
     public func score(_ rows: [RowMarks]) -> [RowScore] {
         let slots = maps.slots
         let slotIndex = Dictionary(uniqueKeysWithValues: slots.enumerated().map { ($1, $0) })
-        let tables = slots.map { maps.table(of: $0)! }
+        // `slots` are the maps' own: each has its table.
+        let tables = slots.map { maps.table(of: $0) ?? [] }
         // Per slot, the decoys' spots in percent: the same for every row, fixed per slot so runs agree.
         let spots = slots.map { slot -> [(x: Double, y: Double)] in
             var generator = SeededGenerator(seed: 0x5EED_1EA4 ^ (UInt64(bitPattern: slot.slot) &* 0x9E37_79B9) ^ (UInt64(slot.schedule) << 56))

@@ -98,7 +98,8 @@ final class RGBAConverter {
     func convert(_ frame: Frame) throws -> StraightRGBAImage {
         var pixels = [UInt8](repeating: 0, count: targetWidth * targetHeight * 4)
         try pixels.withUnsafeMutableBufferPointer { buffer in
-            try scaler.scale(frame, intoPacked: buffer.baseAddress!, bytesPerRow: targetWidth * 4)
+            guard let base = buffer.baseAddress else { return }
+            try scaler.scale(frame, intoPacked: base, bytesPerRow: targetWidth * 4)
         }
         return StraightRGBAImage(width: targetWidth, height: targetHeight, pixels: pixels)
     }

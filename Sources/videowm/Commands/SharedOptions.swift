@@ -51,7 +51,7 @@ struct OutputOptions {
     }
 
     /// The same group for commands that draw no progress (stills, contact sheets): `--progress`
-    /// is accepted there too (SPEC lists it among every command's output options) but shows nothing.
+    /// is accepted there too (docs/contract.md lists it among every command's output options) but shows nothing.
     static var optionsForCommandsWithoutProgress: OptionGroup<Self> {
         options.helping("--progress", "auto, bar, json or none: accepted as for transcode; nothing here reports progress")
     }
@@ -273,10 +273,10 @@ struct HLSOptions {
     }
 
     /// `--ladder` and `--subtitles` make renditions, which only an HLS output has.
-    func validate(command: String, output: String) throws {
-        let isPresentation = (output as NSString).pathExtension.lowercased() == "m3u8"
+    func validate(command: String, output: OutputTarget) throws {
+        let isPresentation = output.kind == .hlsPresentation
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
-            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output)", command: command)
+            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output.path)", command: command)
         }
     }
 

@@ -65,8 +65,9 @@ struct TraceCommand: ToolCommand {
     func run(console: Console) throws {
         console.verbosity = verbosity
         VideoWMLibrary.configureLogging(verbose: verbosity == .verbose)
-        let request = LeakTraceRequest(leak: leak, original: original!, configPath: try marks.requireConfig(command: Self.name),
-                                       csvPath: csvPath!, variables: marks.variables)
+        let request = LeakTraceRequest(leak: leak, original: try original.required("--original INPUT", command: Self.name),
+                                       configPath: try marks.requireConfig(command: Self.name),
+                                       csvPath: try csvPath.required("--vars FILE.csv", command: Self.name), variables: marks.variables)
         let report = try LeakTracing.trace(request, warn: console.warningHandler)
         if json {
             print(try TraceOutput.json(report, request: request, top: top))

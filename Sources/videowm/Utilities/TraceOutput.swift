@@ -85,7 +85,7 @@ enum TraceOutput {
         }
         let document = Document(leak: request.leak, original: request.original, rows: report.rowCount,
                                 threshold: LeakTraceReport.identificationThreshold, alignment: alignment, problem: report.problem,
-                                identified: report.identified.map { row($0, rank: ranks[$0.number]!) },
+                                identified: report.identified.map { row($0, rank: ranks[$0.number] ?? 0) },
                                 ranking: report.ranking.prefix(top).enumerated().map { row($1, rank: $0 + 1) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
