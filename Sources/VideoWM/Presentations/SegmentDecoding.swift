@@ -44,6 +44,8 @@ extension SegmentMaker {
     /// With presentation times a picture belongs to the segment whose span holds its time (the
     /// decoder gives them in presentation order, so one of a later segment ends this one); without,
     /// pictures are known by their order, and a segment made alone runs from the start too.
+    /// Returns the pictures the decoder gave for it: its own and those before it not yet taken
+    /// (all of them from the start, for a segment made alone).
     func decodeContinuously(segment k: Int, onPicture: (Frame, Int64) throws -> Void) throws -> Int {
         let state = try continuous ?? ContinuousDecoding(source: source)
         continuous = state
@@ -58,20 +60,23 @@ extension SegmentMaker {
                     state.held.removeFirst()
                     let j = state.given
                     state.given += 1
+                    // A picture before the segment was decoded for it too (a segment alone decodes from the start).
+                    pictures += 1
                     guard j >= range.lowerBound else { continue }
                     pts = source.index.packets[j].pts
                 } else {
                     guard let time = frame.bestEffortTimestamp ?? frame.presentationTimestamp else {
                         state.held.removeFirst()
+                        pictures += 1
                         continue
                     }
                     let segment = plan.segment(containing: time)
                     if segment > k { return pictures }
                     state.held.removeFirst()
+                    pictures += 1
                     guard segment == k else { continue }
                     pts = time
                 }
-                pictures += 1
                 if frame.isDamaged { try recordDamage(MediaError(file: source.input, detail: "the picture at \(pts) is damaged")) }
                 try onPicture(frame, pts)
             }

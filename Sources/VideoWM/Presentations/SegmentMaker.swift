@@ -76,7 +76,7 @@ final class SegmentMaker {
     ///   - seeking: jump to the segment (one asked alone) rather than read on from the last.
     ///   - keepingPackets: also return the packets each track was made of.
     func render(segment k: Int, seeking: Bool, keepingPackets: Bool = false) throws -> [Result<Made, Error>] {
-        try render(segment: k, seeking: seeking, keepingPackets: keepingPackets, only: nil).map { $0! }
+        try render(segment: k, seeking: seeking, keepingPackets: keepingPackets, only: nil).compactMap { $0 }
     }
 
     /// Segment `k` for the rows `only` lists (by position in `rows`; nil: every row), nil for the
