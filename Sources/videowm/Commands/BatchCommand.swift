@@ -113,7 +113,7 @@ struct BatchCommand: ToolCommand {
 
     func run(console: Console) throws {
         outputOptions.configure(console)
-        let config = try WatermarkConfig.load(path: try marks.requireConfig(command: Self.name), warn: console.warningHandler)
+        let config = try marks.config(console: console, command: Self.name)
         let table = try CSVTable.load(path: try csvPath.required("--vars FILE.csv", command: Self.name))
         let template = try OutputPathTemplate(try outputTemplate.required("--output TEMPLATE", command: Self.name))
         let plan = try BatchPlan(config: config, table: table, outputTemplate: template, fixedVariables: marks.variables,
