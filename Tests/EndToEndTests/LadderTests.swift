@@ -193,7 +193,10 @@ struct LadderTests {
             let videoDecodeStart = Double(try h.ffprobe(["-select_streams", "v:0", "-show_entries", "packet=dts_time", "-of", "csv=p=0",
                                                          "-read_intervals", "%+#1", video216]).split(separator: "\n").first.map(String.init) ?? "0") ?? 0
             let lead = max(0, audioStart - videoDecodeStart)
-            let shown = result.firstFrameTime ?? firstPicture
+            // VHS maps the video's first fragment (its first decode time) to 0, so the first picture
+            // shows at its own time after that. Not the page's firstFrameTime: the first frame
+            // composited, which under load is a later one (seen: 0.133 s for a first picture at 0.067).
+            let shown = firstPicture - videoDecodeStart
             // For the same reason VHS may add a cue twice, when it loads the caption segment that
             // holds it again after a switch and a different loader mapped last: the same words
             // within that lead of each other are one cue (seen under load: "Last words" at 20.271
