@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `videowm serve` as a process: its start-up errors' exit codes, /healthz and /metrics,
-/// and SIGTERM draining to exit 0. (Rendering through it waits for the segment API.)
+/// and SIGTERM draining to exit 0 (rendering through it: ServeRenderingTests).
 @Suite("serve command")
 struct ServeCommandTests {
     @Test func refusesBadStartsWithSPECsCodes() throws {
@@ -23,6 +23,14 @@ struct ServeCommandTests {
         #expect(try h.videowm("serve", "library", "--token-key-file", "token.key", "--listen", "example.com:80").status == 64)
         #expect(try h.videowm("serve", "no-library", "--token-key-file", "token.key").status == 66)
         #expect(try h.videowm("serve", "library", "--token-key-file", "token.key", "--cache-size", "12").status == 64)
+        // A port another server listens on is refused (71), not shared with it.
+        let first = try ServeProcess(h, arguments: ["serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:0", "--cache", "cache"])
+        let second = try h.videowm("serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:\(first.port)", "--cache", "cache")
+        #expect(second.status == 71 && second.stderr.contains("\(first.port)"), "\(second.stderr)")
+        #expect(first.stop() == 0)
+        // Keyed mark paths wait for issue 27: a marks' key is refused rather than ignored.
+        let keyed = try h.videowm("serve", "library", "--token-key-file", "token.key", "--key-file", "token.key")
+        #expect(keyed.status == 64 && keyed.stderr.contains("--key-file"), "\(keyed.stderr)")
     }
 
     @Test func answersHealthAndExitsZeroOnSIGTERM() throws {

@@ -48,6 +48,10 @@ struct TestPresentation: StudentPresentation {
     let marked: Set<Int>
     static let renditions = ["v0", "v1"]
 
+    func masterPlaylist(mediaPlaylistURI uri: (String) -> String, resourceURI: (ResourceName, ResourceOwnership) -> String) -> MasterPlaylist {
+        MasterPlaylist(text: multivariantPlaylist(uri: uri), mediaPlaylistOf: nil)
+    }
+
     func multivariantPlaylist(uri: (String) -> String) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-INDEPENDENT-SEGMENTS"]
         for (index, rendition) in Self.renditions.enumerated() {

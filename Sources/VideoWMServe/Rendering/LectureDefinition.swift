@@ -23,6 +23,10 @@ public struct LectureDefinition: Sendable, Equatable {
     public let ladder: String?
     public let segmentSeconds: Double?
     public let subtitles: [Subtitles]
+    /// `{date}` and `{time}` for this lecture's marks when a token's variables do not give them:
+    /// the video file's modification time, so every process, restart and segment of a student
+    /// shows the same (a render's own clock would differ from segment to segment).
+    public let jobValues: [String: String]
     public let revision: String
 }
 
@@ -94,6 +98,10 @@ extension LectureDefinition {
         let ladder = decoded.ladder
         let segment = decoded.segment
         var revisionInput = salt + bytes
+        var modified = stat()
+        guard stat(video, &modified) == 0 else { throw LectureProblem(file: video, problem: "cannot be read (named by \(file), video)") }
+        let jobValues = TextTokens.jobValues(start: Date(timeIntervalSince1970: Double(modified.st_mtim.tv_sec)))
+        for (name, value) in jobValues.sorted(by: { $0.key < $1.key }) { revisionInput += Array("\(name)=\(value)\u{0}".utf8) }
         guard let configBytes = FileManager.default.contents(atPath: config) else {
             throw LectureProblem(file: config, problem: "cannot be read (named by \(file), config)")
         }
@@ -105,7 +113,7 @@ extension LectureDefinition {
             revisionInput += identity.bytes
         }
         return LectureDefinition(name: name, folder: folder, video: video, config: config, ladder: ladder, segmentSeconds: segment,
-                                 subtitles: subtitles, revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
+                                 subtitles: subtitles, jobValues: jobValues, revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
     }
 }
 

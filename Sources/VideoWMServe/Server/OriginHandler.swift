@@ -168,10 +168,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         switch request.route {
         case .master:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            let text = presentation.multivariantPlaylist { rendition in
+            let master = presentation.masterPlaylist(mediaPlaylistURI: { rendition in
                 LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
-            }
-            return .now(playlist(text, request: request.http))
+            }, resourceURI: { resource, ownership in
+                resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+            })
+            if let rendition = master.mediaPlaylistOf { renderAhead(for: request, presentation, in: rendition, after: nil) }
+            return .now(playlist(master.text, request: request.http))
         case .mediaPlaylist(_, let rendition):
             guard let text = presentation.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
                 resourceRoute(resource, ownership, request).path(lecture: request.name) + query

@@ -82,20 +82,27 @@ struct ServeCommand: ToolCommand {
         // at least 256 bits for HS256), owner-only as every key file.
         let tokenKey = try SecretKey.read(fromFile: tokenKeyFile!, byteCounts: 32...4096)
         var salt = Array("videowm \(CommandLineTool.version)\u{0}".utf8)
+        var markKey: SecretKey?
         if let markKeyFile {
+            guard MarkKeying.isAvailable else {
+                throw UsageError("--key-file: keyed mark paths (issue 27) are not in this build yet; serve without it", command: Self.name)
+            }
             // The marks' key changes every student's marked bytes: a code made with it goes into
             // each lecture's revision, so a new key never serves files made with the old one.
-            let markKey = try SecretKey.read(fromFile: markKeyFile)
-            salt += try HMACSHA256.authenticationCode(for: Array("videowm-serve revision".utf8), key: markKey)
+            let key = try SecretKey.read(fromFile: markKeyFile)
+            salt += try HMACSHA256.authenticationCode(for: Array("videowm-serve revision".utf8), key: key)
+            markKey = key
         }
         var settings = OriginServer.Settings(library: library, listen: listen, tokenKey: tokenKey,
                                              cacheFolder: cache ?? (library as NSString).appendingPathComponent(".videowm-cache"),
                                              cacheBytes: cacheBytes, workers: workers, queue: queue, playerFolder: player,
                                              revisionSalt: salt)
         settings.http = HTTPDaemon.Settings()
+        // FFmpeg's and x264's own messages stay out of the server's log: a failed render is one line of ours.
+        VideoWMLibrary.configureLogging(verbose: false)
         Interruption.drainOnTermination()
         let log = ServerLog()
-        let server = try OriginServer(settings: settings, indexer: SegmentRenderingUnavailable(), log: log)
+        let server = try OriginServer(settings: settings, indexer: PresentationIndexer(markKey: markKey, warn: { log.event($0) }), log: log)
         let shown = listen.family == .ipv6 ? "[\(listen.host)]" : listen.host
         log.event("listening on http://\(shown):\(server.port)/ (library \(library), \(workers) workers, queue \(queue))")
         while !Interruption.isDrainRequested { usleep(100_000) }
@@ -103,15 +110,4 @@ struct ServeCommand: ToolCommand {
         let finished = server.drain(seconds: drainSeconds)
         log.event(finished ? "stopped" : "stopped; requests still waiting were answered 503")
     }
-}
-
-/// Until VideoWM renders one segment on its own (the output-plan API, issue 24), `serve` has
-/// no way to make a lecture's files: each lecture is refused with this reason (404, one log
-/// line). The HTTP origin around it is complete and is tested with a test renderer.
-private struct SegmentRenderingUnavailable: LectureIndexer {
-    struct Unavailable: Error, CustomStringConvertible {
-        var description: String { "rendering one segment on its own is not in this build yet (needs the output-plan API, issue 24)" }
-    }
-
-    func index(_ lecture: LectureDefinition) throws -> any IndexedLecture { throw Unavailable() }
 }
