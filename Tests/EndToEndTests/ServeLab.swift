@@ -76,7 +76,7 @@ final class ServeLab {
 
 /// A `videowm serve` process. Its stderr goes to a file (read for the port it listens on and
 /// for log lines); a process still running when this goes away is killed.
-final class ServeProcess {
+final class ServeProcess: @unchecked Sendable {
     let process = Process()
     let logFile: String
     private(set) var port = 0
@@ -163,5 +163,73 @@ extension Harness {
             }
         }
         return Fetched(status: status, body: (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data(), headers: fields)
+    }
+}
+
+/// nginx in front of serve processes, run from the repository's own sample configuration
+/// (samples/nginx/videowm-serve.conf) with its ports and paths rewritten into the test's folder:
+/// what an operator deploys is what is tested.
+final class NginxFront: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let prefix: String
+    let h: Harness
+
+    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples/nginx/videowm-serve.conf").path
+
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") }
+
+    init(_ h: Harness, upstreams: [Int]) throws {
+        self.h = h
+        prefix = h.path("nginx")
+        try FileManager.default.createDirectory(atPath: prefix + "/logs", withIntermediateDirectories: true)
+        port = try Self.freePort(h)
+        var text = try String(contentsOfFile: Self.sample, encoding: .utf8)
+        func replace(_ old: String, _ new: String) throws {
+            guard text.contains(old) else { throw HarnessError.toolFailed("\(Self.sample) no longer holds '\(old)'") }
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        try replace("worker_processes auto;", "worker_processes 1;")
+        try replace("pid /run/videowm-nginx.pid;", "pid \(prefix)/nginx.pid;")
+        try replace("        server 127.0.0.1:8080;\n        server 127.0.0.1:8081;\n",
+                    upstreams.map { "        server 127.0.0.1:\($0);\n" }.joined())
+        try replace("/var/cache/videowm-nginx-auth", prefix + "/auth-cache")
+        try replace("/var/cache/videowm-nginx", prefix + "/cache")
+        try replace("listen 80;", "listen 127.0.0.1:\(port);")
+        let temporary = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "    \($0)_temp_path \(prefix)/\($0)-temp;\n" }.joined()
+        try replace("http {\n", "http {\n" + temporary)
+        // As root, nginx's workers would run as nobody, who cannot write into the test's folder.
+        if geteuid() == 0 { text = "user root;\n" + text }
+        try text.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-p", prefix, "-c", prefix + "/nginx.conf", "-g", "daemon off;", "-e", prefix + "/logs/error.log"]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && process.isRunning {
+            if (try? h.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "2", base + "/healthz"]).stdout) == "200" { return }
+            usleep(50_000)
+        }
+        throw HarnessError.toolFailed("nginx did not start: \((try? String(contentsOfFile: prefix + "/logs/error.log", encoding: .utf8)) ?? "")")
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// A port nobody listens on now (the kernel's choice for a socket bound to port 0).
+    static func freePort(_ h: Harness) throws -> Int {
+        let r = try h.run("/usr/bin/env", ["python3", "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
+        guard let port = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw HarnessError.toolFailed(r.stderr) }
+        return port
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)  // its workers stop with it
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
     }
 }
