@@ -38,7 +38,9 @@ public struct PresentationIndexer: LectureIndexer {
         let notices = OnceNotices(lecture: lecture.name, warn: warn)
         let config = try MarkKeying.keyed(WatermarkConfig.load(path: lecture.config, warn: notices.say), with: markKey)
         let segment = lecture.segmentSeconds.map { PresentationTime(milliseconds: Int64(($0 * 1000).rounded())) } ?? HLSSettings.defaultSegmentDuration
-        let source = try PresentationSource(input: lecture.video, segment: segment, warn: notices.say)
+        // As batch's --preset/--crf: the same settings give the same bytes as batch for a row.
+        let settings = EncodeSettings(crf: lecture.crf, preset: lecture.preset)
+        let source = try PresentationSource(input: lecture.video, settings: settings, segment: segment, warn: notices.say)
         return PresentationLecture(definition: lecture, source: source, config: config, notices: notices)
     }
 }
