@@ -57,6 +57,9 @@ final class Packet {
     /// Forgets the byte position in the input, which means nothing in the output.
     func clearPosition() { pointer.pointee.pos = -1 }
 
+    /// The byte offset in the file where the packet starts, when the demuxer knows it.
+    var position: Int64? { pointer.pointee.pos >= 0 ? pointer.pointee.pos : nil }
+
     /// The packet's bytes.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
 

@@ -20,8 +20,8 @@ enum SpanQuality {
     static let byteCap = 2.0
 
     /// dB per CRF step seen on real clips (x264: 0.39 on bikes, 0.71 on carphone); a correction
-    /// towards more quality uses the gentle slope (a larger step), one towards fewer bytes the steep one.
-    static let gentleSlope = 0.45, steepSlope = 0.75
+    /// towards more quality uses the gentle slope, so it takes the larger step.
+    static let gentleSlope = 0.45
 
     /// The CRF range of each encoder.
     static func crfRange(_ codec: VideoCodec) -> ClosedRange<Double> {
@@ -62,19 +62,21 @@ enum SpanQuality {
         var margin: Double { min(meanPSNR - SpanQuality.trialMeanPSNR, lowestPSNR - SpanQuality.trialFloorPSNR) }
     }
 
-    /// The CRF to use after one trial: the measured margin turned into CRF steps.
+    /// The CRF to use after one trial: a shortfall turned into CRF steps down. A trial above its
+    /// targets keeps the first CRF: the span's later pictures may be harder than its first 12 (on
+    /// bikes a trial of the calm first second raised the CRF to where the rest of the span fell to
+    /// 41 dB), and the first CRF is already set from the input's own quantisers.
     static func corrected(_ m: Measurement, range: ClosedRange<Double>) -> Double {
-        let step = m.margin < 0 ? m.margin / gentleSlope : m.margin / steepSlope
-        return rounded(m.crf + step, range)
+        m.margin < 0 ? rounded(m.crf + m.margin / gentleSlope, range) : m.crf
     }
 
-    /// The CRF after two trials: the slope between them (bounded to what real clips show), applied
-    /// from the nearer-to-target one.
+    /// The CRF after two trials (`a` the first): the slope between them (bounded to what real clips
+    /// show), applied from the nearer-to-target one, never above the first CRF.
     static func refined(_ a: Measurement, _ b: Measurement, range: ClosedRange<Double>) -> Double {
         guard a.crf != b.crf else { return corrected(b, range: range) }
         let slope = min(max((a.margin - b.margin) / (b.crf - a.crf), 0.3), 1.0)
         let base = abs(a.margin) < abs(b.margin) ? a : b
-        return rounded(base.crf + base.margin / slope, range)
+        return min(rounded(base.crf + base.margin / slope, range), a.crf)
     }
 
     /// To a quarter step: x264 and x265 take fractional CRFs, and a quarter is below what can be seen.

@@ -12,14 +12,14 @@ struct SpanQualityTests {
         #expect(SpanQuality.crfRange(.vp9) == 0...63 && SpanQuality.crfRange(.hevc) == 0...51)
     }
 
-    @Test func aTrialBelowTargetLowersTheCRFByTheGentleSlopeAboveRaisesItByTheSteepOne() {
+    @Test func aTrialBelowTargetLowersTheCRFByTheGentleSlopeOneAboveKeepsIt() {
         // 2 dB short on the floor (41.5 against 43.5): 2 / 0.45 = 4.44 steps down, to a quarter step.
         let short = SpanQuality.Measurement(crf: 21, meanPSNR: 47, lowestPSNR: 41.5)
         #expect(short.margin == -2)
         #expect(SpanQuality.corrected(short, range: 0...51) == 16.5)
-        // 1.5 dB to spare on both: 1.5 / 0.75 = 2 steps up.
+        // 1.5 dB to spare on both: the first CRF stays (the span's later pictures may be harder).
         let spare = SpanQuality.Measurement(crf: 18, meanPSNR: 48, lowestPSNR: 45)
-        #expect(SpanQuality.corrected(spare, range: 0...51) == 20)
+        #expect(SpanQuality.corrected(spare, range: 0...51) == 18)
         #expect(SpanQuality.corrected(SpanQuality.Measurement(crf: 1, meanPSNR: 30, lowestPSNR: 30), range: 0...51) == 0)
     }
 
@@ -32,6 +32,9 @@ struct SpanQualityTests {
         // A slope flatter than real clips show is taken as 0.3 dB a step: 2.3 / 0.3 = 7.67 steps down from 16.
         let flat = SpanQuality.Measurement(crf: 16, meanPSNR: 44.2, lowestPSNR: 43)
         #expect(SpanQuality.refined(a, flat, range: 0...51) == 8.25)
+        // An overshoot comes back up, but never above the first CRF.
+        let over = SpanQuality.Measurement(crf: 12, meanPSNR: 52, lowestPSNR: 50)
+        #expect(SpanQuality.refined(a, over, range: 0...51) <= 20)
     }
 
     @Test func theCapKeepsASpanWithinTwiceItsBytes() {
