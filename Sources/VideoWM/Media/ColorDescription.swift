@@ -100,7 +100,9 @@ struct ColorConversion: Equatable, Sendable {
     /// A frame of `source` (pixel format `format`) converted to `target` for marking: its own
     /// matrix and range; for RGB sources, which have no matrix, the one `target` gives the output.
     static func marking(from source: ColorDescription, format: PixelFormat, to target: ColorDescription, height: Int) -> ColorConversion {
-        let fromRGB = target.matrix != source.matrix
+        // RGB has no range to keep (it is full); an untagged YUV source given BT.709 tags
+        // (`convertedForMarking`) keeps its own range.
+        let fromRGB = format.isRGB || source.matrix == AVCOL_SPC_RGB
         return ColorConversion(coefficients: target.scaleCoefficients(height: height), sourceFullRange: fromRGB || source.isFullRange,
                                targetFullRange: target.isFullRange)
     }
