@@ -58,9 +58,10 @@ public struct MasterPlaylist: Sendable, Equatable {
 public protocol StudentPresentation: Sendable {
     /// The playlist of the playback URL: a multivariant playlist naming each rendition's media
     /// playlist through `mediaPlaylistURI`, or (one rendition alone) its media playlist with
-    /// every resource named through `resourceURI`.
+    /// every resource named through `resourceURI`. Throws when a file it describes (an
+    /// initialization segment, read for CODECS) cannot be made.
     func masterPlaylist(mediaPlaylistURI: (_ rendition: String) -> String,
-                        resourceURI: (ResourceName, ResourceOwnership) -> String) -> MasterPlaylist
+                        resourceURI: (ResourceName, ResourceOwnership) -> String) throws -> MasterPlaylist
     /// A rendition's media playlist, every resource named through `uri`; nil for a rendition
     /// the presentation does not have.
     func mediaPlaylist(rendition: String, uri: (ResourceName, ResourceOwnership) -> String) -> String?

@@ -168,11 +168,17 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         switch request.route {
         case .master:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            let master = presentation.masterPlaylist(mediaPlaylistURI: { rendition in
-                LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
-            }, resourceURI: { resource, ownership in
-                resourceRoute(resource, ownership, request).path(lecture: request.name) + query
-            })
+            let master: MasterPlaylist
+            do {
+                master = try presentation.masterPlaylist(mediaPlaylistURI: { rendition in
+                    LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
+                }, resourceURI: { resource, ownership in
+                    resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+                })
+            } catch {
+                log.event("playlist failed: lecture \(request.name), master playlist (student \(request.student)): \(error)")
+                return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
+            }
             if let rendition = master.mediaPlaylistOf { renderAhead(for: request, presentation, in: rendition, after: nil) }
             return .now(playlist(master.text, request: request.http))
         case .mediaPlaylist(_, let rendition):
