@@ -38,7 +38,8 @@ struct ServeCommand: ToolCommand {
         usage: "videowm serve LIBRARY --token-key-file FILE [--listen HOST:PORT] [--key-file FILE] [--cache DIR] [--cache-size SIZE] [--workers N] [--queue N]",
         discussion: """
         An HTTP origin for per-student HLS. LIBRARY holds one folder per lecture with a
-        lecture.json ({"video", "config", "ladder", "segment", "subtitles"}); a student's URL is
+        lecture.json: {"video", "config"} and optionally "segment", "preset", "crf",
+        "ladder", "subtitles" (batch's options of those names). A student's URL is
         http://HOST:PORT/v1/NAME/master.m3u8?token=JWT, the token signed by the platform with
         HS256 and the token key, with the claims lecture, vars, exp and optionally nbf. Every
         URL the playlist leads to carries the token. Shared segments are made once and sent
