@@ -119,15 +119,16 @@ struct ArchitectureTests {
         "Stills": ["Errors", "Support", "Media"],
         "SmartRendering": ["Errors", "Support", "Media"],
         "HLS": ["Errors", "Support", "Media"],
-        // The ladder, multivariant playlists, CODECS strings and WebVTT captions (docs/hls.md, "Renditions").
-        "Renditions": ["Errors", "Support", "Media", "HLS"],
+        // The ladder, multivariant playlists, CODECS strings and WebVTT captions, and the ladder's
+        // lecture and students over Presentations' rows (docs/hls.md §14–15).
+        "Renditions": ["Errors", "Support", "Media", "HLS", "SmartRendering", "Pipeline", "Marks", "Config", "Presentations"],
         "Pipeline": ["Errors", "Support", "Media", "SmartRendering"],
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
         // An input indexed for HLS, each row's segments made alone or in order; binds a config for a server.
         "Presentations": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Marks", "Config"],
-        "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations"],
-        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations"],
+        "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations", "Renditions"],
+        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations", "Renditions"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
         "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch"],
     ]

@@ -281,14 +281,14 @@ struct BatchFilesTests {
 
     @Test func reportLines() throws {
         let row = BatchRow(number: 3, line: 4, variables: [:], target: try OutputTarget(path: "out/\"quoted\".mp4"))
-        let done = BatchRowResult(row: row, status: .done, seconds: 1.23456, error: nil, render: .full)
-        #expect(done.jsonLine == #"{"row":3,"output":"out/\"quoted\".mp4","status":"done","seconds":1.235,"reencoded":1.000,"error":null}"#)
+        let done = BatchRowResult(row: row, status: .done, seconds: 1.23456, error: nil, render: .full, bytes: 52_345)
+        #expect(done.jsonLine == #"{"row":3,"output":"out/\"quoted\".mp4","status":"done","seconds":1.235,"reencoded":1.000,"bytes":52345,"error":null}"#)
         let smart = BatchRowResult(row: row, status: .done, seconds: 1, error: nil,
                                    render: RenderOutcome(isSmart: true, reencodedSeconds: 12, totalSeconds: 60))
         #expect(smart.jsonLine.contains(#""reencoded":0.200,"#))
         let copied = BatchRowResult(row: row, status: .done, seconds: 1, error: nil)
         #expect(copied.jsonLine.contains(#""reencoded":0.000,"#))
         let failed = BatchRowResult(row: row, status: .failed, seconds: 0, error: OutputError(file: "x", stage: .creating, detail: "no\nway"))
-        #expect(failed.jsonLine.hasSuffix(#""status":"failed","seconds":0.000,"reencoded":null,"error":"x: no\nway"}"#))
+        #expect(failed.jsonLine.hasSuffix(#""status":"failed","seconds":0.000,"reencoded":null,"bytes":null,"error":"x: no\nway"}"#))
     }
 }

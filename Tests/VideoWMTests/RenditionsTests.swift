@@ -11,6 +11,8 @@ private func s(_ seconds: Int64) -> PresentationTime { PresentationTime(value: s
     @Test func readsAutoAndExplicitListsWithOptionalRates() throws {
         #expect(try LadderRequest(parsing: "auto") == .automatic)
         #expect(try LadderRequest(parsing: " AUTO ") == .automatic)
+        #expect(try LadderRequest(parsing: "input") == .input)
+        #expect(LadderRequest.input.description == "input")
         #expect(try LadderRequest(parsing: "1080:5M,720:2800k,360") == .explicit([
             LadderRung(lines: 1080, bitRate: 5_000_000), LadderRung(lines: 720, bitRate: 2_800_000), LadderRung(lines: 360),
         ]))
@@ -24,8 +26,8 @@ private func s(_ seconds: Int64) -> PresentationTime { PresentationTime(value: s
         func problem(_ text: String) -> String? {
             do { _ = try LadderRequest(parsing: text); return nil } catch { return error.problem }
         }
-        #expect(problem("")?.contains("auto or heights") == true)
-        #expect(problem("720,,360")?.contains("auto or heights") == true)
+        #expect(problem("")?.contains("auto, input or heights") == true)
+        #expect(problem("720,,360")?.contains("auto, input or heights") == true)
         #expect(problem("720p")?.contains("'720p' is not HEIGHT") == true)
         #expect(problem("8")?.contains("16…4320") == true)
         #expect(problem("720:fast")?.contains("the rate must be like 2800k") == true)

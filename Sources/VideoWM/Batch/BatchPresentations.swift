@@ -24,6 +24,10 @@ extension BatchRunner {
     /// `shared-segments` beside the outputs), the same files for every row.
     func runPresentations(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
                           report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
+        if let ladder {
+            return try runLadders(rows, ladder: ladder, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
+                                  onProgress: onProgress)
+        }
         let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
         // One compositor per distinct set of kept layers decides the rendering (rows that differ only
         // in their variables show their marks at the same times).
@@ -67,15 +71,16 @@ extension BatchRunner {
                                     outcomes: [Int: RenderOutcome], sharedFolder: String?, images: ImageCache, tracker: BatchProgressTracker,
                                     report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         let started = Date()
+        var members: [(batchRow: BatchRow, row: PresentationRow, storage: PresentationStorage)] = []
         func finish(_ row: BatchRow, _ error: Error?) throws {
             // An interrupt, or a report that cannot be written, stops the batch; it is no row's failure.
             if let error = error as? InterruptedError { throw error }
             if let error = error as? StopBatch { throw error }
             if error == nil, let line = outcomes[row.number]?.notice { notice(line) }
+            let folder = members.first { $0.batchRow.number == row.number }?.storage as? PresentationFolder
             try report(BatchRowResult(row: row, status: error == nil ? .done : .failed, seconds: Date().timeIntervalSince(started), error: error,
-                                      render: error == nil && rendering != .copied ? outcomes[row.number] : nil))
+                                      render: error == nil && rendering != .copied ? outcomes[row.number] : nil, bytes: folder?.bytesAdded))
         }
-        var members: [(batchRow: BatchRow, row: PresentationRow, storage: PresentationStorage)] = []
         for batchRow in group {
             do {
                 let compositor = try Compositor.forJob(config: config, variables: batchRow.variables, images: images, warn: warn)

@@ -21,23 +21,30 @@ public struct BatchRowResult: Sendable {
     public let error: (any Error)?
     /// How a done row's video was made (nil: copied, skipped or failed).
     public let render: RenderOutcome?
+    /// Bytes the row added to the disk (nil: skipped, failed, or not counted): a media file's
+    /// size; for an HLS presentation the files written for it — its own, and the shared files
+    /// it was the first to need (so the rows' bytes add up to what the batch wrote).
+    public let bytes: Int?
 
-    public init(row: BatchRow, status: Status, seconds: Double, error: (any Error)?, render: RenderOutcome? = nil) {
+    public init(row: BatchRow, status: Status, seconds: Double, error: (any Error)?, render: RenderOutcome? = nil, bytes: Int? = nil) {
         self.row = row
         self.status = status
         self.seconds = seconds
         self.error = error
         self.render = render
+        self.bytes = bytes
     }
 
-    /// The report line: `{"row":…,"output":…,"status":…,"seconds":…,"reencoded":…,"error":…}`, where
+    /// The report line: `{"row":…,"output":…,"status":…,"seconds":…,"reencoded":…,"bytes":…,"error":…}`, where
     /// `reencoded` is the share of the video re-encoded (0…1 with smart rendering, 1 for a full
-    /// render, 0 when the video was copied; null when nothing was written).
+    /// render, 0 when the video was copied; null when nothing was written) and `bytes` what the
+    /// row added to the disk (null when nothing was written).
     public var jsonLine: String {
         let error = self.error.map { JSONText.string("\($0)") } ?? "null"
         let reencoded = status != .done ? "null" : String(format: "%.3f", render?.reencodedShare ?? 0)
+        let bytes = status != .done ? "null" : self.bytes.map(String.init) ?? "null"
         return "{\"row\":\(row.number),\"output\":\(JSONText.string(row.output)),\"status\":\"\(status.rawValue)\","
-            + "\"seconds\":\(String(format: "%.3f", seconds)),\"reencoded\":\(reencoded),\"error\":\(error)}"
+            + "\"seconds\":\(String(format: "%.3f", seconds)),\"reencoded\":\(reencoded),\"bytes\":\(bytes),\"error\":\(error)}"
     }
 }
 

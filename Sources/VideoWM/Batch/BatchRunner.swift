@@ -44,6 +44,8 @@ public struct BatchRunner {
     /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
     /// in `outputDirectory`, created when missing).
     public var hls = HLSSettings()
+    /// `--ladder`/`--subtitles`: `.m3u8` rows become multivariant playlists of renditions (`runLadders`).
+    public var ladder: LadderOptions?
 
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
                 damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false,
@@ -182,9 +184,10 @@ public struct BatchRunner {
                 return try finish(row, RenderError(file: input, reason: failure.reason))
             }
             if error == nil { rendering.announceNotices(to: notice) }
+            let size = error == nil ? (try? FileManager.default.attributesOfItem(atPath: row.output)[.size] as? Int) ?? nil : nil
             try report(BatchRowResult(row: row, status: error == nil ? .done : .failed,
                                       seconds: Date().timeIntervalSince(started), error: error,
-                                      render: error == nil ? rendering.rows[row.number]?.outcome : nil))
+                                      render: error == nil ? rendering.rows[row.number]?.outcome : nil, bytes: size))
         }
 
         let source: VideoSource

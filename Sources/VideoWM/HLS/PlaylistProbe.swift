@@ -6,20 +6,12 @@ import Glibc
 /// `probe` of an HLS media playlist (fMP4): the presentation's duration (the sum of its
 /// `EXTINF`s), its bit rate (its files' sizes over that), and its streams, read from the
 /// initialization segment followed by the first media segment, demuxed in memory as one MP4.
+/// (`MediaDescription.probe(path:)`, in Renditions, sends a multivariant playlist elsewhere.)
 ///
 /// The input rules hold as for any file: only the files the playlist names are read, by
 /// relative path, and only inside the playlist's folder or the folder above it (where a batch
 /// keeps the segments its rows share) — no URL, no absolute path, nothing a symlink leads out
 /// of. Every listed file must be there: a playlist naming a missing segment is damaged (65).
-extension MediaDescription {
-    /// What `path` holds: a media file, or an HLS media playlist (`.m3u8`, see `PlaylistProbe`).
-    public static func probe(path: String) throws -> MediaDescription {
-        // An input named .m3u8 is read as a playlist (never by FFmpeg's HLS demuxer, which would open what it lists).
-        if (path as NSString).pathExtension.lowercased() == "m3u8" { return try PlaylistProbe.describe(playlist: path) }
-        return try probe(mediaFile: path)
-    }
-}
-
 enum PlaylistProbe {
     static let maximumPlaylistBytes = 16 << 20
     /// Enough of the first segment for the demuxer to see every stream's first packets.
@@ -56,7 +48,7 @@ enum PlaylistProbe {
         return description
     }
 
-    private static func readPlaylist(_ path: String) throws -> String {
+    static func readPlaylist(_ path: String) throws -> String {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw errno == ENOENT ? InputError.missing(path) : InputError(file: path, problem: .cannotOpen, code: ErrorCode(errno: errno))
@@ -69,7 +61,7 @@ enum PlaylistProbe {
     }
 
     /// The real path and size of the file `uri` names, if the rules allow reading it.
-    private static func resolve(_ uri: String, in folder: String, root: String, playlist: String) throws -> (path: String, size: Int) {
+    static func resolve(_ uri: String, in folder: String, root: String, playlist: String) throws -> (path: String, size: Int) {
         let schemeEnd = uri.firstIndex(of: ":").map { uri[..<$0].allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } } ?? false
         guard !uri.hasPrefix("/"), !schemeEnd, !uri.contains("?"), !uri.contains("#") else {
             throw MediaError(file: playlist, detail: "names \(uri), which is not a relative path; only files beside the playlist are read")

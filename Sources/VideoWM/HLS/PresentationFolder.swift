@@ -31,6 +31,8 @@ public final class PresentationFolder {
     private var addedOwnFiles: [String] = []
     private var committed = false
     private let warn: WarningHandler
+    /// Bytes this presentation wrote to disk (its files, and shared files it was the first to write).
+    private(set) var bytesAdded = 0
 
     /// - Parameters:
     ///   - playlist: the playlist's path; its folder holds the presentation's own files.
@@ -59,12 +61,13 @@ public final class PresentationFolder {
         let hash = ContentName.of(bytes)
         if shared, let folder = layout.shared?.folder {
             let fileName = sharedName(hash)
-            _ = try WriteOnceFile.publish(bytes, named: fileName, in: folder)
+            if try WriteOnceFile.publish(bytes, named: fileName, in: folder) == .written { bytesAdded += bytes.count }
             return layout.uri(sharedFile: fileName)
         }
         let fileName = name(hash)
         if try WriteOnceFile.publish(bytes, named: fileName, in: layout.folder) == .written {
             addedOwnFiles.append(fileName)
+            bytesAdded += bytes.count
         }
         return layout.uri(ownFile: fileName)
     }
@@ -90,6 +93,7 @@ public final class PresentationFolder {
         if let shared = layout.shared?.folder { WriteOnceFile.syncFolder(shared) }
         try playlistOutput.write(Array(playlist.utf8))
         try playlistOutput.commit()
+        bytesAdded += playlist.utf8.count
         committed = true
         removeUnlistedOwnFiles()
     }

@@ -27,6 +27,38 @@ public struct MediaDescription: Sendable, Codable {
     /// Where the timestamps jump (seconds from the start, on the corrected clock), when they do.
     public var timestampJumpsAtSeconds: [Double]?
 
+    /// A multivariant playlist's variants and its audio and subtitle renditions (nil otherwise).
+    public var variants: [Variant]?
+    public var renditions: [Rendition]?
+
+    /// One `EXT-X-STREAM-INF` of a multivariant playlist, with what its media playlist says.
+    public struct Variant: Sendable, Codable, Equatable {
+        public var uri: String
+        public var bandwidth: Int
+        public var averageBandwidth: Int?
+        public var codecs: [String]
+        public var width: Int?
+        public var height: Int?
+        public var frameRate: Double?
+        public var audioGroup: String?
+        public var subtitlesGroup: String?
+        public var durationSeconds: Double
+        public var segments: Int
+    }
+
+    /// One `EXT-X-MEDIA` (audio or subtitles) of a multivariant playlist.
+    public struct Rendition: Sendable, Codable, Equatable {
+        public var type: String
+        public var group: String
+        public var name: String
+        public var language: String?
+        public var isDefault: Bool
+        public var channels: Int?
+        public var uri: String
+        public var durationSeconds: Double
+        public var segments: Int
+    }
+
     /// What the media file at `path` holds (`probe(path:)`, in HLS, also reads playlists).
     static func probe(mediaFile path: String) throws -> MediaDescription {
         describe(try InputFile(path: path), file: path)
@@ -89,6 +121,24 @@ public struct MediaDescription: Sendable, Codable {
         if let jumps = timestampJumpsAtSeconds, !jumps.isEmpty {
             lines.append("  timestamps jump at " + jumps.map { String(format: "%.3f s", $0) }.joined(separator: ", ")
                          + "; times and durations are without the jumps, as transcode reads them")
+        }
+        for v in variants ?? [] {
+            var parts = ["  variant \(v.uri)"]
+            if let w = v.width, let h = v.height { parts.append("\(w)×\(h)") }
+            parts.append("\(v.bandwidth / 1000) kb/s peak" + (v.averageBandwidth.map { ", \($0 / 1000) kb/s average" } ?? ""))
+            if !v.codecs.isEmpty { parts.append(v.codecs.joined(separator: "+")) }
+            if let r = v.frameRate { parts.append(String(format: "%.3f fps", r)) }
+            if let a = v.audioGroup { parts.append("audio \"\(a)\"") }
+            if let t = v.subtitlesGroup { parts.append("subtitles \"\(t)\"") }
+            parts.append(String(format: "%d segments, %.3f s", v.segments, v.durationSeconds))
+            lines.append(parts.joined(separator: ", "))
+        }
+        for r in renditions ?? [] {
+            var parts = ["  \(r.type) \"\(r.group)\": \(r.name)" + (r.language.map { " [\($0)]" } ?? "") + (r.isDefault ? " (default)" : "")]
+            if let c = r.channels { parts.append("\(c) ch") }
+            parts.append(r.uri)
+            parts.append(String(format: "%d segments, %.3f s", r.segments, r.durationSeconds))
+            lines.append(parts.joined(separator: ", "))
         }
         for s in streams {
             var parts = ["  stream \(s.index): \(s.type) \(s.codec)"]

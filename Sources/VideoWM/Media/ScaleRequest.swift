@@ -9,7 +9,7 @@
 /// scaling here is mostly down (720p copies, thumbnails of 12 MP photos), where its sharper
 /// cut-off keeps fine detail (small text) that bicubic softens, at a cost measured here of
 /// about 5 ms a frame more for 1080p → 720p.
-public enum ScaleRequest: Sendable, Equatable, CustomStringConvertible {
+public enum ScaleRequest: Sendable, Hashable, CustomStringConvertible {
     /// The largest size inside the box.
     case fit(width: Int, height: Int)
     case width(Int)

@@ -15,13 +15,22 @@ enum InitializationSegment {
         let (muxer, input) = try muxer(for: row)
         var timeBases: [Rational] = []
         var starts: [Int64] = []
-        let video = row.plan.timeBase
-        timeBases.append(muxer.streamKind(0).timeBase)
-        starts.append(video.convert(row.decodeTimestamps[0], to: timeBases[0]))
-        for (t, track) in row.source.tracks.enumerated() {
-            let timeBase = muxer.streamKind(t + 1).timeBase
+        // A ladder's tracks all count from its one origin (floored: no sample before it).
+        func origin(in timeBase: Rational) -> Int64? {
+            row.shape.map { timeBase.ticks(flooring: $0.timelineOrigin) }
+        }
+        if row.carriesVideo {
+            let video = row.plan.timeBase
+            timeBases.append(muxer.streamKind(0).timeBase)
+            starts.append(origin(in: timeBases[0]) ?? video.convert(row.decodeTimestamps[0], to: timeBases[0]))
+        }
+        for t in row.carriedTracks {
+            let track = row.source.tracks[t]
+            let timeBase = muxer.streamKind(timeBases.count).timeBase
             timeBases.append(timeBase)
-            if track.reencoder != nil {
+            if let start = origin(in: timeBase) {
+                starts.append(start)
+            } else if track.reencoder != nil {
                 let audio = try row.encodedAudio(track: t)
                 let first = audio.packets.first.flatMap { $0.decodeTimestamp ?? $0.presentationTimestamp } ?? 0
                 starts.append(audio.timeBase.convert(first, to: timeBase))
@@ -39,16 +48,20 @@ enum InitializationSegment {
         let (muxer, input) = try muxer(for: row)
         var timed: [(time: Double, order: Int, track: Int, timeBase: Rational, packet: Packet)] = []
         let videoTimeBase = row.plan.timeBase
-        for (i, packet) in firstSegmentPackets[0].enumerated() {
-            let copy = try packet.retained(file: row.source.input)
-            copy.decodeTimestamp = row.decodeTimestamps[row.plan.positions[0].lowerBound + i]
-            timed.append((videoTimeBase.seconds(copy.decodeTimestamp ?? 0), timed.count, 0, videoTimeBase, copy))
-        }
-        for (t, track) in row.source.tracks.enumerated() where t + 1 < firstSegmentPackets.count {
-            let timeBase = track.reencoder != nil ? try row.encodedAudio(track: t).timeBase : input.stream(track.stream).timeBase
-            for packet in firstSegmentPackets[t + 1] {
+        if row.carriesVideo {
+            for (i, packet) in firstSegmentPackets[0].enumerated() {
                 let copy = try packet.retained(file: row.source.input)
-                timed.append((timeBase.seconds(copy.decodeTimestamp ?? copy.presentationTimestamp ?? 0), timed.count, t + 1, timeBase, copy))
+                copy.decodeTimestamp = row.decodeTimestamps[row.plan.positions[0].lowerBound + i]
+                timed.append((videoTimeBase.seconds(copy.decodeTimestamp ?? 0), timed.count, 0, videoTimeBase, copy))
+            }
+        }
+        let firstTrack = row.carriesVideo ? 1 : 0
+        for (n, t) in row.carriedTracks.enumerated() where firstTrack + n < firstSegmentPackets.count {
+            let track = row.source.tracks[t]
+            let timeBase = track.reencoder != nil ? try row.encodedAudio(track: t).timeBase : input.stream(track.stream).timeBase
+            for packet in firstSegmentPackets[firstTrack + n] {
+                let copy = try packet.retained(file: row.source.input)
+                timed.append((timeBase.seconds(copy.decodeTimestamp ?? copy.presentationTimestamp ?? 0), timed.count, firstTrack + n, timeBase, copy))
             }
         }
         // Each track in decode order, across tracks by decode time, as a muxer is fed.
@@ -76,17 +89,21 @@ enum InitializationSegment {
         let input = try InputFile(path: source.input)
         let stream = input.stream(source.videoStream)
         let muxer = try Muxer(fragmentedMP4Named: source.input)
-        switch row.rendering {
-        case .sharedCopies:
-            guard case .success(let shared) = source.sharedPlan else { preconditionFailure("sharedCopies without its set-up") }
-            _ = try muxer.addSplicedVideoStream(copying: stream, extradata: shared.sampleDescription, tag: nil)
-        case .copied:
-            _ = try muxer.addStream(copying: stream)
-        case .encoded:
-            guard let making = row.video else { preconditionFailure("an encoded row without its encoder") }
-            _ = try muxer.addVideoStream(encodedBy: making.setup.header, replacing: stream)
+        if row.carriesVideo {
+            switch row.rendering {
+            case .sharedCopies:
+                guard case .success(let shared) = source.sharedPlan else { preconditionFailure("sharedCopies without its set-up") }
+                _ = try muxer.addSplicedVideoStream(copying: stream, extradata: shared.sampleDescription, tag: nil)
+            case .copied:
+                _ = try muxer.addStream(copying: stream)
+            case .encoded:
+                // A ladder's rendition has its encoder set-up even when this row re-encodes nothing.
+                let setup = try row.video?.setup ?? source.videoSetup(.encoded, picture: row.shape?.picture)
+                _ = try muxer.addVideoStream(encodedBy: setup.header, replacing: stream)
+            }
         }
-        for (t, track) in source.tracks.enumerated() {
+        for t in row.carriedTracks {
+            let track = source.tracks[t]
             if track.reencoder != nil {
                 _ = try row.encodedAudio(track: t).reencoder.addStream(to: muxer, replacing: input.stream(track.stream))
             } else {
@@ -95,7 +112,11 @@ enum InitializationSegment {
         }
         muxer.copyMetadataAndChapters(from: input)
         for (key, value) in source.settings.tags.sorted(by: { $0.key < $1.key }) { try muxer.setTag(key, to: value) }
-        try muxer.writeHeader(options: muxerOptions(for: muxer, videoTimeBase: stream.timeBase))
+        var options = muxerOptions(for: muxer, videoTimeBase: stream.timeBase)
+        // A ladder's tracks share one media timeline (RenditionShape.timelineOrigin): no edit list
+        // may move one of them on it.
+        if row.shape != nil { options["use_editlist"] = "0" }
+        try muxer.writeHeader(options: options)
         return (muxer, input)
     }
 }

@@ -56,6 +56,8 @@ public final class PresentationRow {
     /// The decode time of each output video packet, by position (decode order).
     let decodeTimestamps: [Int64]
     let warn: WarningHandler
+    /// A ladder's row (issue 25): its picture, tracks and timeline; nil for a presentation's single row.
+    let shape: RenditionShape?
     private var layout: TrackLayout?
     private var initialization: RenderedInitialization?
 
@@ -73,6 +75,7 @@ public final class PresentationRow {
         self.source = source
         self.compositor = compositor
         self.warn = warn
+        shape = nil
         let chosen: (PresentationRendering, RenderOutcome)
         if let rendering {
             switch rendering {
@@ -99,6 +102,50 @@ public final class PresentationRow {
         case .encoded: decodeTimestamps = plan.encodedDecodeTimestamps(reorderDelay: video?.setup.header.reorderDelay ?? 0)
         }
     }
+
+    /// One rendition of a ladder (`Renditions/LectureLadder`): `rendering` is `sharedCopies` for
+    /// the rendition of the input's own packets, `encoded` for the others (and for audio renditions
+    /// of a ladder that has no copy); `shape` says what differs from a presentation's row.
+    init(source: PresentationSource, compositor: Compositor, rendering: PresentationRendering, shape: RenditionShape,
+         warn: @escaping WarningHandler) throws {
+        precondition(rendering != .copied, "a ladder's rows copy through sharedCopies")
+        self.source = source
+        self.compositor = compositor
+        self.warn = warn
+        self.shape = shape
+        self.rendering = rendering
+        plan = shape.plan.rendering == rendering ? shape.plan : shape.plan.rendered(as: rendering)
+        if !shape.carriesVideo {
+            reencodes = Array(repeating: false, count: plan.segmentCount)
+        } else if let given = shape.reencodes {
+            reencodes = given
+        } else {
+            reencodes = rendering == .encoded ? Array(repeating: true, count: plan.segmentCount) : source.markedSegments(plan, by: compositor)
+        }
+        var ticks: Int64 = 0
+        for (k, reencoded) in reencodes.enumerated() where reencoded { ticks += plan.end(of: k) - plan.cuts[k] }
+        outcome = RenderOutcome(isSmart: true, reencodedSeconds: plan.timeBase.seconds(ticks),
+                                totalSeconds: plan.timeBase.seconds(plan.endTimestamp - plan.cuts[0]))
+        let setup = shape.carriesVideo && (rendering == .encoded || reencodes.contains(true))
+            ? try source.videoSetup(rendering, picture: shape.picture) : nil
+        if reencodes.contains(true), let setup {
+            let marker = try FrameMarker.prepared(compositor: compositor, video: source.video, timecode: setup.timecode, file: source.input,
+                                                  format: setup.configuration.pixelFormat, outputWidth: setup.configuration.width,
+                                                  outputHeight: setup.configuration.height, scaled: setup.scaled, warn: warn)
+            video = VideoMaking(marker: marker, setup: setup)
+        } else {
+            video = nil
+        }
+        switch rendering {
+        case .sharedCopies, .copied: decodeTimestamps = source.index.decodeTimestamps
+        case .encoded: decodeTimestamps = plan.encodedDecodeTimestamps(reorderDelay: setup?.header.reorderDelay ?? 0)
+        }
+    }
+
+    /// Whether its fragments carry the video track (a ladder's audio renditions do not).
+    var carriesVideo: Bool { shape?.carriesVideo ?? true }
+    /// The carried tracks (indices into `source.tracks`) its fragments hold after the video.
+    var carriedTracks: [Int] { shape?.tracks ?? Array(source.tracks.indices) }
 
     /// Binds `config` to `variables` (as `Compositor.forJob` does) and makes the row.
     public convenience init(source: PresentationSource, config: WatermarkConfig, variables: [String: String], images: ImageCache = ImageCache(),

@@ -34,7 +34,13 @@ public final class PresentationSource: @unchecked Sendable {
     let audioCache = AudioCache()
     private let warn: WarningHandler
     private let setupLock = NSLock()
-    private var setups: [PresentationRendering: VideoSetup] = [:]
+    private var setups: [SetupKey: VideoSetup] = [:]
+
+    /// A set-up is made once per rendering and, for a ladder's renditions, per picture.
+    private struct SetupKey: Hashable {
+        let rendering: PresentationRendering
+        let picture: RenditionPicture?
+    }
 
     /// The encoder set-up of a rendering's re-encoded segments: the same for every row, made once.
     struct VideoSetup: @unchecked Sendable {
@@ -78,8 +84,10 @@ public final class PresentationSource: @unchecked Sendable {
     /// Reads `input` once. `settings` are the encode options rows re-encode with; `segment` is
     /// `--segment`. Refuses (as a transcode would) an input without video, a picture over the
     /// limits, and video packets without timestamps.
+    /// `subtitlesAsRenditions`: a ladder's (issue 25) — its captions say what becomes of subtitle
+    /// streams, so they are left out here without a notice.
     public init(input: String, settings: EncodeSettings = EncodeSettings(), segment: PresentationTime = HLSSettings.defaultSegmentDuration,
-                damagePolicy: DamagePolicy = .warn, warn: @escaping WarningHandler = { _ in }) throws {
+                damagePolicy: DamagePolicy = .warn, subtitlesAsRenditions: Bool = false, warn: @escaping WarningHandler = { _ in }) throws {
         self.input = input
         self.settings = settings
         self.damagePolicy = damagePolicy
@@ -104,6 +112,8 @@ public final class PresentationSource: @unchecked Sendable {
             case .reencodeAudio(let encoder, let notice):
                 tracks.append(OtherTrack(stream: other.index, reencoder: encoder))
                 if notice { warn("\(input): audio stream \(other.index) (\(other.codec.name)) cannot be stored in an HLS presentation's segments; re-encoded with \(encoder)") }
+            case _ where subtitlesAsRenditions && other.mediaType == .subtitle:
+                continue
             case .convertSubtitles, .drop(notice: true):
                 let what = "stream \(other.index) (\(other.mediaType == .unknown ? "data" : other.mediaType.name), \(other.codec.name))"
                 dropped.append(what)
@@ -187,11 +197,15 @@ public final class PresentationSource: @unchecked Sendable {
         }
     }
 
-    /// The set-up of `rendering`'s re-encoded segments (notices said the first time).
-    func videoSetup(_ rendering: PresentationRendering) throws -> VideoSetup {
+    /// The set-up of `rendering`'s re-encoded segments (notices said the first time); `picture`
+    /// gives an `encoded` ladder rendition its own size and rate (issue 25).
+    func videoSetup(_ rendering: PresentationRendering, picture: RenditionPicture? = nil) throws -> VideoSetup {
+        precondition(picture == nil || rendering == .encoded, "only encoded renditions have a picture of their own")
         setupLock.lock()
         defer { setupLock.unlock() }
-        if let known = setups[rendering] { return known }
+        let key = SetupKey(rendering: rendering, picture: picture)
+        if let known = setups[key] { return known }
+        let settings = picture.map { self.settings.encoding($0) } ?? self.settings
         let file = try InputFile(path: input)
         let stream = file.stream(videoStream)
         var configuration: VideoEncoderConfiguration
@@ -218,7 +232,10 @@ public final class PresentationSource: @unchecked Sendable {
                 var schedule = KeyframeSchedule(interval)
                 forced = Set(encodedPlan.pictureTimestamps.filter { schedule.isKeyframe(at: encodedPlan.time($0)) })
             }
-            for notice in configuration.notices(reencoding: video, scaled: scaled != nil, input: input, output: "an HLS presentation is") {
+            // A ladder's renditions share the source's notices: said once, for the first.
+            let said = setups.keys.contains { $0.rendering == rendering }
+            for notice in configuration.notices(reencoding: video, scaled: scaled != nil, input: input, output: "an HLS presentation is")
+            where !said {
                 warn(notice)
             }
         }
@@ -226,7 +243,7 @@ public final class PresentationSource: @unchecked Sendable {
         let setup = VideoSetup(configuration: configuration, scaled: scaled, forcedKeyframes: forced, header: header,
                                convertsAnnexB: header.name == "libx264" || header.name == "libx265",
                                timecode: file.timecode(of: stream, warn: warn))
-        setups[rendering] = setup
+        setups[key] = setup
         return setup
     }
 

@@ -29,7 +29,8 @@ final class SegmentMaker {
     private let trackOffsets: [[Int]]
 
     init(source: PresentationSource, plan: PresentationPlan, rows: [PresentationRow]) throws {
-        precondition(rows.allSatisfy { $0.plan == plan }, "rows made together follow one plan")
+        // A ladder's renditions follow one plan made in different ways (issue 25): the same segments of the same pictures.
+        precondition(rows.allSatisfy { $0.plan == plan || ($0.shape != nil && $0.plan.hasSameSegments(as: plan)) }, "rows made together follow one plan")
         self.source = source
         self.plan = plan
         self.rows = rows
@@ -61,11 +62,19 @@ final class SegmentMaker {
     ///   - seeking: jump to the segment (one asked alone) rather than read on from the last.
     ///   - keepingPackets: also return the packets each track was made of.
     func render(segment k: Int, seeking: Bool, keepingPackets: Bool = false) throws -> [Result<Made, Error>] {
+        try render(segment: k, seeking: seeking, keepingPackets: keepingPackets, only: nil).map { $0! }
+    }
+
+    /// Segment `k` for the rows `only` lists (by position in `rows`; nil: every row), nil for the
+    /// others: a ladder makes a rendition's segment only where some student needs it, and never
+    /// asks an encoded rendition's row for a segment it does not re-encode.
+    func render(segment k: Int, seeking: Bool, keepingPackets: Bool, only: Set<Int>?) throws -> [Result<Made, Error>?] {
+        let asked = only ?? Set(rows.indices)
         let keepFrom = k + 1 < plan.segmentCount ? inputPackets(of: k + 1).lowerBound : Int.max
         let packets = try reader.packets(ofSegment: k, video: inputPackets(of: k), keepFrom: keepFrom, seeking: seeking)
         var encoders: [Int: SegmentEncoder] = [:]
         var failures: [Int: Error] = [:]
-        for (n, row) in rows.enumerated() where row.reencodes[k] {
+        for (n, row) in rows.enumerated() where row.reencodes[k] && asked.contains(n) {
             guard let making = row.video else { preconditionFailure("a row re-encodes without its encoder set-up") }
             do {
                 encoders[n] = try SegmentEncoder(making: making, plan: plan, file: source.input)
@@ -86,14 +95,20 @@ final class SegmentMaker {
             }
         }
         var shared: Result<Made, Error>?
-        var results: [Result<Made, Error>] = []
+        var results: [Result<Made, Error>?] = []
         for (n, row) in rows.enumerated() {
+            guard asked.contains(n) else {
+                results.append(nil)
+                continue
+            }
+            precondition(row.reencodes[k] || row.rendering != .encoded || !row.carriesVideo, "an encoded rendition's row asked for a segment it does not make")
             if let failure = failures[n] {
                 results.append(.failure(failure))
                 continue
             }
-            // A copied segment is the same for every row of the plan: made once.
-            if encoders[n] == nil, let shared {
+            // A copied segment is the same for every row of the plan: made once (a ladder's rows
+            // differ in their tracks, and make their own).
+            if encoders[n] == nil, row.shape == nil, let shared {
                 results.append(shared)
                 continue
             }
@@ -101,7 +116,7 @@ final class SegmentMaker {
                 try self.segment(k, of: row, packets: packets, encoder: encoders[n], decodedPictures: encoders[n] == nil ? 0 : decoded,
                                  keepingPackets: keepingPackets)
             })
-            if encoders[n] == nil { shared = made }
+            if encoders[n] == nil && row.shape == nil { shared = made }
             results.append(made)
         }
         return results
@@ -165,7 +180,8 @@ final class SegmentMaker {
         } else {
             videoPackets = packets.video
         }
-        if keepingPackets { kept.append(videoPackets) }
+        if keepingPackets && row.carriesVideo { kept.append(videoPackets) }
+        if !row.carriesVideo { videoPackets = [] }
         var video = MediaSegmentWriter.Track(id: 1, baseDecodeTime: 0)
         let trackBase = layout.timeBases[0]
         let timestamps = row.decodeTimestamps
@@ -192,9 +208,11 @@ final class SegmentMaker {
             }
             if let bytes { bytes.withUnsafeBytes(append) } else { packet.withBytes(append) }
         }
-        tracks.append(video)
+        if row.carriesVideo { tracks.append(video) }
 
-        for (t, other) in source.tracks.enumerated() {
+        for t in row.carriedTracks {
+            let other = source.tracks[t]
+            let position = tracks.count
             let trackPackets: [Packet]
             let timeBase: Rational
             let next: Int64?
@@ -215,8 +233,9 @@ final class SegmentMaker {
                 next = after < all.count ? (all[after].dts ?? all[after].pts) : nil
             }
             if keepingPackets { kept.append(trackPackets) }
-            tracks.append(try trackFragment(trackPackets, id: UInt32(t + 2), copiedFrom: copied, timeBase: timeBase, trackBase: layout.timeBases[t + 1],
-                                            start: layout.startDecodeTimestamps[t + 1], nextDecodeTimestamp: next, segment: k))
+            tracks.append(try trackFragment(trackPackets, id: UInt32(position + 1), copiedFrom: copied, timeBase: timeBase,
+                                            trackBase: layout.timeBases[position], start: layout.startDecodeTimestamps[position],
+                                            nextDecodeTimestamp: next, segment: k))
         }
         let bytes = MediaSegmentWriter.segment(sequenceNumber: UInt32(k + 1), tracks: tracks)
         let planned = plan.plannedSegments[k]

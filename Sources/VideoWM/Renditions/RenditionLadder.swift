@@ -24,6 +24,8 @@ public enum LadderRequest: Sendable, Hashable, CustomStringConvertible {
     case automatic
     /// Rungs as given, each at most once, tallest first once resolved.
     case explicit([LadderRung])
+    /// The input's own size alone ("input"): what `--subtitles` without `--ladder` makes.
+    case input
 
     public static let automaticLines = [1080, 720, 540, 360]
     public static let linesRange = 16...4320
@@ -37,7 +39,7 @@ public enum LadderRequest: Sendable, Hashable, CustomStringConvertible {
         public var description: String { problem }
     }
 
-    /// "auto", or comma-separated `LINES[:RATE]` items: `1080:5M,720:2800k,360`. A rate is
+    /// "auto", "input", or comma-separated `LINES[:RATE]` items: `1080:5M,720:2800k,360`. A rate is
     /// bits per second with an optional k (×1000) or M (×1 000 000) suffix.
     public init(parsing text: String) throws(SyntaxError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -45,9 +47,13 @@ public enum LadderRequest: Sendable, Hashable, CustomStringConvertible {
             self = .automatic
             return
         }
+        if trimmed.lowercased() == "input" {
+            self = .input
+            return
+        }
         let items = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !trimmed.isEmpty, !items.contains(where: \.isEmpty) else {
-            throw SyntaxError(problem: "takes auto or heights with optional bit rates, e.g. 1080:5M,720:2800k,360; got '\(text)'")
+            throw SyntaxError(problem: "takes auto, input or heights with optional bit rates, e.g. 1080:5M,720:2800k,360; got '\(text)'")
         }
         guard items.count <= Self.maximumRungs else {
             throw SyntaxError(problem: "takes at most \(Self.maximumRungs) renditions, got \(items.count)")
@@ -76,6 +82,7 @@ public enum LadderRequest: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .automatic: "auto"
+        case .input: "input"
         case .explicit(let rungs): rungs.map(\.description).joined(separator: ",")
         }
     }
@@ -169,6 +176,8 @@ public struct RenditionLadder: Sendable, Equatable {
             for lines in LadderRequest.automaticLines where lines * 8 < top * 7 {
                 wanted.append(LadderRung(lines: lines))
             }
+        case .input:
+            wanted.append(LadderRung(lines: sourceLines))
         case .explicit(let rungs):
             let above = rungs.filter { $0.lines > sourceLines }
             wanted = rungs.filter { $0.lines <= sourceLines }

@@ -47,6 +47,8 @@ public struct Transcoder {
     public var settings: EncodeSettings
     /// How an `.m3u8` output is segmented.
     public var hls = HLSSettings()
+    /// `--ladder`/`--subtitles`: an `.m3u8` output becomes a multivariant playlist of renditions.
+    public var ladder: LadderOptions?
     /// Write only this file of the presentation `output` would be (`--only-segment`), to `output`.
     public var onlyPart: PresentationPart?
     public var overwrite: Bool
@@ -79,7 +81,9 @@ public struct Transcoder {
         let target = try OutputTarget(path: output, part: onlyPart)
         try settings.validate(for: target)
         switch target.kind {
-        case .hlsPresentation: return try writePresentation(target)
+        case .hlsPresentation:
+            if let ladder { return try writeLadder(ladder, to: target) }
+            return try writePresentation(target)
         case .hlsPart(let part): return try writePart(part, to: target)
         case .file: break
         }
@@ -117,6 +121,33 @@ public struct Transcoder {
             warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; \(output) is complete but may show glitches there")
         }
         return TranscodeSummary(videoFrames: summary.videoFrames, droppedStreams: source.droppedStreams, damagedPackets: summary.damagedPackets,
+                                render: row.outcome)
+    }
+
+    /// An `.m3u8` output with renditions (docs/hls.md §15): the lecture prepared (`LectureLadder`),
+    /// the one student's ladder written in one pass, every file beside the multivariant playlist.
+    private func writeLadder(_ options: LadderOptions, to target: OutputTarget) throws -> TranscodeSummary {
+        let folder = try LadderFolder(multivariant: target.path, overwrite: overwrite, inputs: [input] + options.subtitles.map(\.file),
+                                      sharedFolder: nil, warn: warn)
+        let lecture = try LectureLadder(input: input, ladder: options.request, subtitles: options.subtitles, settings: settings,
+                                        segment: hls.segmentDuration, damagePolicy: damagePolicy, render: render, warn: warn)
+        let row = try lecture.student(compositor: compositor, warn: warn)
+        var failure: Error?
+        var announced = false
+        let total = lecture.source.duration.seconds
+        let summary = try LadderWriter.write([LadderWriter.Student(row: row, folder: folder)], lecture: lecture, shared: LadderWriter.SharedFiles(),
+                                             onFailed: { _, error in failure = error }, progress: { reached, frames in
+            if !announced {
+                announced = true
+                onRender?(row.outcome)
+            }
+            progress?(reached.seconds, total, frames)
+        })
+        if let failure { throw failure }
+        if summary.damagedPackets > 0 {
+            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; \(output) is complete but may show glitches there")
+        }
+        return TranscodeSummary(videoFrames: summary.videoFrames, droppedStreams: lecture.source.droppedStreams, damagedPackets: summary.damagedPackets,
                                 render: row.outcome)
     }
 

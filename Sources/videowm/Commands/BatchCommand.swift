@@ -80,7 +80,11 @@ struct BatchCommand: ToolCommand {
         file for every row, written once into --shared-segments DIR under a name from its
         content; a segment in which the row's mark is visible is re-encoded and the row's
         own (--render full: every segment re-encoded, none shared). A row is done when its
-        playlist exists.
+        playlist exists. With --ladder/--subtitles each row's playlist is a multivariant
+        playlist, and the shared folder holds every rendition's unmarked segments and
+        initialization segment, the audio and the captions, each once for all rows; a row's
+        own files are the segments its marks show in, per rendition, and its media playlists.
+        --report's "bytes" is what each row added to the disk (shared files it was first to need).
         """,
         epilogue: """
         Exit: 0 when every row is done or skipped; otherwise the highest exit code among the
@@ -128,6 +132,7 @@ struct BatchCommand: ToolCommand {
                                  notice: { console.info($0) })
         runner.hls = hls.settings
         runner.hls.sharedFolder = sharedSegments
+        runner.ladder = hls.ladderOptions
         let summary: BatchSummary
         do {
             summary = try runner.run(onRow: { result in

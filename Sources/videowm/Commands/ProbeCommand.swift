@@ -25,7 +25,10 @@ struct ProbeCommand: ToolCommand {
         An HLS media playlist (.m3u8, fMP4 segments) reports the presentation: its duration
         (the sum of its segments'), its bit rate, and the streams of its initialization and
         first segment. Only the files the playlist names are read, inside its folder or the
-        folder above it; a listed file that is missing is an error (65).
+        folder above it; a listed file that is missing is an error (65). A multivariant
+        playlist lists its variants (size, BANDWIDTH/AVERAGE-BANDWIDTH, CODECS, frame rate,
+        groups, and each media playlist's duration and segment count) and its audio and
+        subtitle renditions, then the streams of the first variant and of each audio rendition.
         """)
 
     mutating func validate() throws {}

@@ -262,12 +262,12 @@ struct HLSOptions {
                     renditions of a multivariant playlist: auto (the input's size, at most 1080 lines, then 720, 540 and 360 \
                     below it) or heights with optional bit rates, e.g. 1080:5M,720:2800k,360 (a height without a rate gets \
                     Apple's HLS authoring rate for it; heights above the input's are capped at it, with a notice); \
-                    not written by this build yet (exit 64)
+                    OUTPUT becomes a multivariant playlist with an audio rendition per audio stream
                     """, example: "720,360", parse: ladderRequest) { $0.ladder = $1 },
             .parsed("--subtitles", placeholder: "FILE[:LANG[:NAME]]", help: """
                     a caption file (.srt or .vtt) to offer as a WebVTT subtitle rendition, with its language (en, pt-BR; \
                     default from a name like talk.de.srt, else und) and the name players list (repeatable); \
-                    not written by this build yet (exit 64)
+                    without --ladder, a multivariant playlist of the input's size
                     """, example: "talk.srt:en:English", parse: sidecar) { $0.subtitles.append($1) },
         ])
     }
@@ -278,12 +278,10 @@ struct HLSOptions {
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
             throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output)", command: command)
         }
-        // Rendering a ladder needs segments rendered one by one (issue 24's output plan),
-        // which this build does not have yet: refused rather than written without its renditions.
-        for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given {
-            throw UsageError("\(option): renditions are not written by this build yet (they need the segment rendering of issue 24)", command: command)
-        }
     }
+
+    /// The renditions asked for, nil for a single media playlist.
+    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder, subtitles: subtitles) }
 
     private static func ladderRequest(_ text: String, option: String, command: String) throws -> LadderRequest {
         do {

@@ -41,6 +41,12 @@ struct TranscodeCommand: ToolCommand {
         last. With --render auto or smart an H.264 input is cut at its own IDRs near every
         --segment seconds and only the segments where a mark shows are re-encoded; with
         --render full every frame is, on keyframes forced every --segment seconds. .mpd is refused.
+        With --ladder (and/or --subtitles) OUTPUT.m3u8 is a multivariant playlist instead: one
+        video rendition per rung, all cut at the same times, each segment starting with a
+        keyframe (the input's size: its own packets where no mark shows; smaller rungs encoded
+        at their rate, marks laid out on their picture), one audio rendition per audio stream
+        (copied, or AAC), each caption as segmented WebVTT; BANDWIDTH and AVERAGE-BANDWIDTH are
+        measured from the segments written, CODECS read from them; the multivariant playlist last.
         Every frame keeps its presentation time; if the picture changes size mid-stream,
         later sizes are scaled to fit the first between black bars (with a notice).
         Timestamps that jump in an MPEG-TS input (segments joined with cat, a clock that
@@ -79,6 +85,9 @@ struct TranscodeCommand: ToolCommand {
         encode.settings.tags = metadata.tags
         try encode.validate(command: Self.name, output: OutputTarget(path: output, part: onlyPart))
         try hls.validate(command: Self.name, output: output)
+        if onlyPart != nil && hls.ladderOptions != nil {
+            throw UsageError("--only-segment makes one file of a single-rendition presentation; a ladder's segments are made alone through the library (LadderRow.render)", command: Self.name)
+        }
     }
 
     func run(console: Console) throws {
@@ -99,6 +108,7 @@ struct TranscodeCommand: ToolCommand {
                                         display.render = outcome
                                     })
         transcoder.hls = hls.settings
+        transcoder.ladder = hls.ladderOptions
         transcoder.onlyPart = onlyPart
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
