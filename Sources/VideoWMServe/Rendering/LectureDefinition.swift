@@ -93,8 +93,12 @@ extension LectureDefinition {
         }
         let video = try resolve(decoded.video, at: "video")
         let config = try resolve(decoded.config, at: "config")
-        if let ladder = decoded.ladder, ladder.isEmpty {
-            throw LectureProblem(file: file, problem: "ladder must be \"auto\" or heights such as \"720:2500k,360\"")
+        if let ladder = decoded.ladder {
+            do {
+                _ = try LadderRequest(parsing: ladder)
+            } catch {
+                throw LectureProblem(file: file, problem: "ladder \(error.problem)")
+            }
         }
         if let segment = decoded.segment, !(1...60).contains(segment) {
             throw LectureProblem(file: file, problem: "segment must be 1…60 seconds")
@@ -107,7 +111,13 @@ extension LectureDefinition {
         }
         var subtitles: [Subtitles] = []
         for (index, entry) in (decoded.subtitles ?? []).enumerated() {
-            subtitles.append(Subtitles(file: try resolve(entry.file, at: "subtitles[\(index)].file"), language: entry.language, name: entry.name))
+            let path = try resolve(entry.file, at: "subtitles[\(index)].file")
+            do {
+                _ = try SidecarCaptions(file: path, language: entry.language, name: entry.name)
+            } catch {
+                throw LectureProblem(file: file, problem: "subtitles[\(index)]: \(error.problem)")
+            }
+            subtitles.append(Subtitles(file: path, language: entry.language, name: entry.name))
         }
         let ladder = decoded.ladder
         let segment = decoded.segment

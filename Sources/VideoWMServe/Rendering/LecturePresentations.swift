@@ -16,7 +16,8 @@ import VideoWM
 ///   encoded where one does.
 ///
 /// Resource names: `source/init.mp4`, `source/K.m4s` (K from 0) — one rendition, the input's
-/// picture. The ladder, the audio group and captions (issue 25) come with E's `LectureLadder`.
+/// picture. A lecture with a ladder or captions goes through E's `LectureLadder` instead
+/// (`LadderLecture`, LadderPresentations.swift).
 public struct PresentationIndexer: LectureIndexer {
     /// The marks' key (keyed mark paths, issue 27), or nil.
     let markKey: SecretKey?
@@ -29,17 +30,19 @@ public struct PresentationIndexer: LectureIndexer {
     }
 
     public func index(_ lecture: LectureDefinition) throws -> any IndexedLecture {
-        if let ladder = lecture.ladder {
-            throw PresentationUnavailable(reason: "\"ladder\": \"\(ladder)\" needs renditions (issue 25), not in this build yet; leave it out for the input's own rendition")
-        }
-        if !lecture.subtitles.isEmpty {
-            throw PresentationUnavailable(reason: "\"subtitles\" need caption renditions (issue 25), not in this build yet")
-        }
         let notices = OnceNotices(lecture: lecture.name, warn: warn)
         let config = try MarkKeying.keyed(WatermarkConfig.load(path: lecture.config, warn: notices.say), with: markKey)
         let segment = lecture.segmentSeconds.map { PresentationTime(milliseconds: Int64(($0 * 1000).rounded())) } ?? HLSSettings.defaultSegmentDuration
         // As batch's --preset/--crf: the same settings give the same bytes as batch for a row.
         let settings = EncodeSettings(crf: lecture.crf, preset: lecture.preset)
+        if lecture.ladder != nil || !lecture.subtitles.isEmpty {
+            // As batch --ladder/--subtitles: captions alone make a ladder of the input's size.
+            let request = try lecture.ladder.map { try LadderRequest(parsing: $0) } ?? .input
+            let captions = try lecture.subtitles.map { try SidecarCaptions(file: $0.file, language: $0.language, name: $0.name) }
+            let ladder = try LectureLadder(input: lecture.video, ladder: request, subtitles: captions, settings: settings, segment: segment,
+                                           subject: "lecture.json ladder", warn: notices.say)
+            return try LadderLecture(definition: lecture, ladder: ladder, config: config, notices: notices)
+        }
         let source = try PresentationSource(input: lecture.video, settings: settings, segment: segment, warn: notices.say)
         return PresentationLecture(definition: lecture, source: source, config: config, notices: notices)
     }
