@@ -1,11 +1,11 @@
-"""Benchmarks of `videowm serve` (issue 26), run by bench/run as jobs 11, 12 and 13.
+"""Benchmarks of `videowm serve` (issue 26), run by bench/run as jobs 12, 13 and 14.
 
-11  an uncached marked 720p segment: request to last byte, against ffmpeg decoding and encoding
+12  an uncached marked 720p segment: request to last byte, against ffmpeg decoding and encoding
     that segment's frames alone with the same x264 settings (read back from the segment's own
     x264 SEI), and against the segment's duration;
-12  cached files (shared and a student's own) to 16 concurrent keep-alive clients (16 curl
+13  cached files (shared and a student's own) to 16 concurrent keep-alive clients (16 curl
     processes), against nginx sending the same files from the same folder;
-13  a load run: students start staggered and play at real time (each fetches the next segment
+14  a load run: students start staggered and play at real time (each fetches the next segment
     when its buffer falls below two segments); the most concurrent students per core with no
     stall, then twice that load: 503s or stalls allowed, no other error, no crash, memory bounded.
 
@@ -169,7 +169,7 @@ def ffmpeg_same_segment(clip, start, duration, preset, crf, options, out):
 
 
 def job_latency(args, binary, clip, config, preset, crf, runner_log):
-    """Job 11: an uncached marked segment, request to last byte, against ffmpeg encoding its frames alone."""
+    """Job 12: an uncached marked segment, request to last byte, against ffmpeg encoding its frames alone."""
     work = os.path.join(args.work, "serve-latency")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -197,16 +197,16 @@ def job_latency(args, binary, clip, config, preset, crf, runner_log):
             runs["serve"].append({"wall": seconds, "cpu": cpu, "rss_kb": served.peak_rss_kb(), "minor_faults": 0, "load": load})
             start = sum(d for _, d in segments[:k])  # the plan's cut, from the playlist's durations
             out = os.path.join(work, "ffmpeg-segment.mp4")
-            m = runner_log(ffmpeg_same_segment(clip, start, duration, preset, crf, options_seen, out), f"11-ffmpeg-rep{rep + 1}")
+            m = runner_log(ffmpeg_same_segment(clip, start, duration, preset, crf, options_seen, out), f"12-ffmpeg-rep{rep + 1}")
             runs["ffmpeg"].append(m)
-            print(f"  [11-serve] rep {rep + 1}/{args.reps} segment {k} ({duration:.2f} s): serve {seconds:.3f} s, "
+            print(f"  [12-serve] rep {rep + 1}/{args.reps} segment {k} ({duration:.2f} s): serve {seconds:.3f} s, "
                   f"ffmpeg {m['wall']:.3f} s  (load {load:.1f})", flush=True)
         served.wait_idle()
     finally:
         served.stop()
     seg_duration = duration
     return {
-        "number": 11, "title": f"serve: an uncached marked 720p segment ({SEGMENT} s), request to last byte",
+        "number": 12, "title": f"serve: an uncached marked 720p segment ({SEGMENT} s), request to last byte",
         "reps": args.reps,
         "variants": [
             {"key": "serve", "label": "videowm serve, a student's marked segment, first request (1 worker)",
@@ -295,7 +295,7 @@ class StaticNginx:
 
 
 def job_throughput(args, binary, clip, config, preset, crf, runner_log):
-    """Job 12: cached files to 16 concurrent clients, serve against nginx sending the same files."""
+    """Job 13: cached files to 16 concurrent clients, serve against nginx sending the same files."""
     work = os.path.join(args.work, "serve-throughput")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -331,7 +331,7 @@ def job_throughput(args, binary, clip, config, preset, crf, runner_log):
                     wall = curl_parallel(urls, clients, work)
                     runs[key].append({"wall": wall, "cpu": tree_cpu_seconds(pid) - cpu0,
                                       "rss_kb": served.peak_rss_kb() if key == "serve" else 0, "minor_faults": 0, "load": load})
-                    print(f"  [12-throughput] rep {rep + 1}/{args.reps} {key:<6} {wall:.3f} s for {bytes_moved / 1e6:.0f} MB "
+                    print(f"  [13-throughput] rep {rep + 1}/{args.reps} {key:<6} {wall:.3f} s for {bytes_moved / 1e6:.0f} MB "
                           f"({bytes_moved / wall / 1e9 * 8:.2f} Gb/s)  (load {load:.1f})", flush=True)
         finally:
             nginx.stop()
@@ -340,7 +340,7 @@ def job_throughput(args, binary, clip, config, preset, crf, runner_log):
     serve_wall = statistics.median(r["wall"] for r in runs["serve"])
     nginx_wall = statistics.median(r["wall"] for r in runs["nginx"])
     return {
-        "number": 12, "title": f"serve: cached files to {clients} concurrent clients, against nginx",
+        "number": 13, "title": f"serve: cached files to {clients} concurrent clients, against nginx",
         "reps": args.reps,
         "variants": [
             {"key": "serve", "label": f"videowm serve: {len(paths)} files (init, shared, own) × {rounds}, every request authorised",
@@ -465,7 +465,7 @@ def load_run(binary, work, clip, config, preset, crf, students, stagger, workers
 
 
 def job_load(args, binary, clip, config, preset, crf, runner_log):
-    """Job 13: staggered real-time players; the most concurrent students per core with no stall, then twice that."""
+    """Job 14: staggered real-time players; the most concurrent students per core with no stall, then twice that."""
     cores = os.cpu_count() or 1
     work = os.path.join(args.work, "serve-load")
     duration = float(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", clip],
@@ -479,7 +479,7 @@ def job_load(args, binary, clip, config, preset, crf, runner_log):
         r = load_run(binary, work, clip, config, preset, crf, students, stagger, cores, f"p{per_core}")
         r["per_core"] = per_core
         results.append(r)
-        print(f"  [13-load] {students} students ({per_core}/core): {r['stalls']} stalls ({r['stalled_players']} players, "
+        print(f"  [14-load] {students} students ({per_core}/core): {r['stalls']} stalls ({r['stalled_players']} players, "
               f"{r['stalled_seconds']:.1f} s), {r['refusals']} 503s, {len(r['errors'])} errors, peak RSS {r['rss_kb'] / 1024:.0f} MB, "
               f"p50 {r['p50']:.3f} s p99 {r['p99']:.3f} s", flush=True)
         if r["stalls"] or r["errors"] or not r["alive"]:
@@ -488,7 +488,7 @@ def job_load(args, binary, clip, config, preset, crf, runner_log):
     double = 2 * (sustained or levels[0])
     over = load_run(binary, work, clip, config, preset, crf, double * cores, duration / 3 / (double * cores), cores, f"x2-{double}")
     over["per_core"] = double
-    print(f"  [13-load] twice: {over['students']} students: {over['stalls']} stalls, {over['refusals']} 503s, "
+    print(f"  [14-load] twice: {over['students']} students: {over['stalls']} stalls, {over['refusals']} 503s, "
           f"{len(over['errors'])} errors, alive {over['alive']}, peak RSS {over['rss_kb'] / 1024:.0f} MB", flush=True)
     rows = [f"| {r['students']} ({r['per_core']}/core) | {r['finished']}/{r['students']} | {r['stalls']} ({r['stalled_seconds']:.1f} s) | "
             f"{r['refusals']} | {len(r['errors'])} | {r['p50']:.3f} / {r['p99']:.3f} | {r['cpu']:.0f} | {r['rss_kb'] / 1024:.0f} | "
@@ -496,7 +496,7 @@ def job_load(args, binary, clip, config, preset, crf, runner_log):
     table = ["| students | played to the end | stalls (time) | 503s | other errors | latency p50 / p99 (s) | server CPU (s) | peak RSS (MB) | alive |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|"] + rows
     return {
-        "number": 13, "title": f"serve: staggered real-time players, 720p, the mark 6 s of every 30 s, {cores} cores",
+        "number": 14, "title": f"serve: staggered real-time players, 720p, the mark 6 s of every 30 s, {cores} cores",
         "reps": 1, "variants": [], "ratios": [],
         "figures": [
             {"what": "concurrent students per core without a stall", "value": float(sustained or 0), "target": 8, "at_most": False},

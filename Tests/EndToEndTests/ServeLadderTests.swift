@@ -73,6 +73,14 @@ struct ServeLadderTests {
             }
         }
         #expect(variantTimes.count == 2)
+        // Captions, audio and every rendition's playlist are the lecture's too: none without a valid token.
+        let forged = try lab.tokens(["ada@example.com"], key: "another key of thirty-two bytes or more")[0]
+        for uri in servedMedia {
+            let path = String(uri.split(separator: "?")[0])
+            #expect(try h.fetch(server.base + path + "?token=" + forged).status == 403, "\(path)")
+            let files = ServeLab.uris(in: String(decoding: try h.fetch(server.base + uri).body, as: UTF8.self))
+            #expect(try h.fetch(server.base + String(files[1].split(separator: "?")[0]) + "?token=" + forged).status == 403, "\(files[1])")
+        }
         // Each video rendition has the student's own segments where the mark shows, each rendered once.
         #expect(server.metric("videowm_renders_total", labels: #"{kind="student"}"#) == Double(2 * ServeLab.ownSegments.count))
 
