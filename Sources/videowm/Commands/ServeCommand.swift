@@ -21,7 +21,7 @@ struct ServeCommand: ToolCommand {
             .parsed("--listen", placeholder: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080: this machine only; 0.0.0.0:8080 for every interface)",
                     example: "127.0.0.1:9090", parse: Self.address) { $0.listen = $1 },
             .text("--token-key-file", placeholder: "FILE", help: "the key the platform signs tokens with (HS256; the file's bytes, at least 32)") { $0.tokenKeyFile = $1 },
-            .text("--key-file", placeholder: "FILE", help: "the marks' key (keyed mark paths), as for batch") { $0.markKeyFile = $1 },
+            .text("--key-file", placeholder: "FILE", help: "the marks' key (keyed mark paths, issue 27): refused by this build until they are in it") { $0.markKeyFile = $1 },
             .text("--cache", placeholder: "DIR", help: "folder of rendered files, shareable by several serve processes (default LIBRARY/.videowm-cache)") { $0.cache = $1 },
             .parsed("--cache-size", placeholder: "SIZE", help: "bound on the cache, least recently used files removed past it (default 10G; K, M, G, T)",
                     example: "500M", parse: Self.size) { $0.cacheBytes = $1 },
