@@ -47,7 +47,7 @@ public struct FrameClock: Sendable, Equatable {
                 if !overflow { lastPositiveStep = gap }
             }
         } else if let previousTimestamp {
-            let step = (previousDuration ?? 0) > 0 ? previousDuration! : lastPositiveStep
+            let step = previousDuration.flatMap { $0 > 0 ? $0 : nil } ?? lastPositiveStep
             let (sum, overflow) = previousTimestamp.addingReportingOverflow(step)
             timestamp = overflow ? .max : sum
         } else {
@@ -56,12 +56,11 @@ public struct FrameClock: Sendable, Equatable {
         if let duration, duration > 0 {
             lastPositiveStep = duration
         }
-        if firstTimestamp == nil {
-            firstTimestamp = timestamp
-        }
+        let first = firstTimestamp ?? timestamp
+        firstTimestamp = first
         previousTimestamp = timestamp
         previousDuration = duration
-        return Self.time(ofTimestamp: timestamp, firstTimestamp: firstTimestamp!,
+        return Self.time(ofTimestamp: timestamp, firstTimestamp: first,
                          timeBaseNumerator: timeBaseNumerator, timeBaseDenominator: timeBaseDenominator)
     }
 

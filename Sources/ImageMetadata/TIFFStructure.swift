@@ -71,8 +71,8 @@ struct TIFFReader {
         default: throw TIFFStructureError("no TIFF byte-order mark (II or MM)")
         }
         let header = TIFFReader(bytes: bytes, byteOrder: byteOrder, firstDirectory: 0)
-        guard header.u16(at: 2) == 42 else { throw TIFFStructureError("no TIFF magic number 42") }
-        self.init(bytes: bytes, byteOrder: byteOrder, firstDirectory: Int(header.u32(at: 4)!))
+        guard header.u16(at: 2) == 42, let first = header.u32(at: 4) else { throw TIFFStructureError("no TIFF magic number 42") }
+        self.init(bytes: bytes, byteOrder: byteOrder, firstDirectory: Int(first))
     }
 
     private init(bytes: [UInt8], byteOrder: TIFFByteOrder, firstDirectory: Int) {
@@ -114,15 +114,15 @@ struct TIFFReader {
         entries.reserveCapacity(Int(count))
         for index in 0..<Int(count) {
             let at = offset + 2 + index * 12
-            let tag = u16(at: at)!, type = u16(at: at + 2)!, valueCount = u32(at: at + 4)!
+            // Inside the data: checked for the whole IFD above.
+            guard let tag = u16(at: at), let type = u16(at: at + 2), let valueCount = u32(at: at + 4) else { break }
             guard let unit = TIFFEntry.size(ofType: type) else { continue }
             let (length, overflow) = Int(valueCount).multipliedReportingOverflow(by: unit)
             guard !overflow, length <= Self.maximumValueBytes else { continue }
-            let start = length <= 4 ? at + 8 : Int(u32(at: at + 8)!)
-            guard start + length <= bytes.count else { continue }
+            guard let start = length <= 4 ? at + 8 : u32(at: at + 8).map({ Int($0) }), start + length <= bytes.count else { continue }
             entries.append(TIFFEntry(tag: tag, type: type, count: valueCount, value: Array(bytes[start..<start + length])))
         }
-        return (entries, Int(u32(at: offset + 2 + Int(count) * 12)!))
+        return (entries, Int(u32(at: offset + 2 + Int(count) * 12) ?? 0))
     }
 
     /// The offsets of IFD0 and every IFD chained after it (TIFF pages; in EXIF, IFD1 is the

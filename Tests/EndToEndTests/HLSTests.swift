@@ -185,7 +185,7 @@ struct HLSTests {
         #expect(try Self.folderEntries(h) == ["in.mp4", "c.json"])
     }
 
-    @Test("probe reads a playlist's duration and streams; a missing segment, a file outside its folder or a master playlist is refused with 65")
+    @Test("probe reads a playlist's duration and streams; a missing segment, a file outside its folder or a media playlist a multivariant one lists but is missing is refused with 65")
     func probeReadsPlaylists() throws {
         let h = try Harness()
         defer { h.cleanUp() }
@@ -217,6 +217,7 @@ struct HLSTests {
         try refused(text.replacingOccurrences(of: String(segments[1]), with: "../../../../../../etc/passwd"), "outside its folder")
         try refused(text.replacingOccurrences(of: String(segments[1]), with: "/etc/passwd"), "not a relative path")
         try refused(text.replacingOccurrences(of: String(segments[1]), with: "http://127.0.0.1:9/x.m4s"), "not a relative path")
-        try refused("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\na.m3u8\n", "multivariant")
+        // A multivariant playlist is read through the media playlists it lists (LadderTests): one it lists that is not there is refused.
+        try refused("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nmissing.m3u8\n", "missing.m3u8, which is missing")
     }
 }

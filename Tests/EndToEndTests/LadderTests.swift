@@ -194,8 +194,16 @@ struct LadderTests {
                                                          "-read_intervals", "%+#1", video216]).split(separator: "\n").first.map(String.init) ?? "0") ?? 0
             let lead = max(0, audioStart - videoDecodeStart)
             let shown = result.firstFrameTime ?? firstPicture
-            #expect(cues.count == expected.count, "\(cues)")
-            for (cue, (start, end, words)) in zip(cues, expected) {
+            // For the same reason VHS may add a cue twice, when it loads the caption segment that
+            // holds it again after a switch and a different loader mapped last: the same words
+            // within that lead of each other are one cue (seen under load: "Last words" at 20.271
+            // and 20.317 s). Different words or times further apart still count.
+            var distinct: [Played.Cue] = []
+            for cue in cues where !distinct.contains(where: { $0.text == cue.text && abs($0.start - cue.start) <= lead + 1.0 / 30 }) {
+                distinct.append(cue)
+            }
+            #expect(distinct.count == expected.count, "\(cues)")
+            for (cue, (start, end, words)) in zip(distinct, expected) {
                 let offset = cue.start - shown - start
                 #expect(offset >= -lead - 1.0 / 30 && offset <= 1.0 / 30 && abs(cue.end - cue.start - (end - start)) <= 1.0 / 30 && cue.text == words,
                         "\(cue): \(offset) s from the SRT's time after the first picture (\(shown) s), audio \(lead) s after the video")

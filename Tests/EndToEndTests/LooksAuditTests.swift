@@ -178,7 +178,7 @@ struct LooksAuditTests {
 
     // MARK: Tiling, from the command line
 
-    /// SPEC's sparse example (spacing 0.12) and 0.3 warn once on stderr, naming the clean
+    /// The contract's sparse example (spacing 0.12) and 0.3 warn once on stderr, naming the clean
     /// square; the dense default and 0.03 say nothing; 0.12 and 0.3 give different pictures.
     @Test("tile spacing: a sparse pattern warns once with its clean square, a dense one does not")
     func tileSpacingWarnings() throws {

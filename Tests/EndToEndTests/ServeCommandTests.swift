@@ -5,7 +5,7 @@ import Testing
 /// and SIGTERM draining to exit 0 (rendering through it: ServeRenderingTests).
 @Suite("serve command")
 struct ServeCommandTests {
-    @Test func refusesBadStartsWithSPECsCodes() throws {
+    @Test func refusesBadStartsWithTheContractsCodes() throws {
         let h = try Harness()
         try FileManager.default.createDirectory(at: h.directory.appendingPathComponent("library"), withIntermediateDirectories: true)
         try Data(repeating: 7, count: 32).write(to: h.directory.appendingPathComponent("token.key"))

@@ -250,7 +250,7 @@ struct StillsTests {
         }
     }
 
-    @Test("bad images are named with the SPEC's exit code, nothing is written, and -d carries on past them")
+    @Test("bad images are named with the contract's exit code, nothing is written, and -d carries on past them")
     func badImages() throws {
         let h = try Harness()
         defer { h.cleanUp() }

@@ -70,7 +70,7 @@ struct TranscodeTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
     }
 
-    @Test("bad input gets one clear line and the SPEC's exit code, and no output")
+    @Test("bad input gets one clear line and the contract's exit code, and no output")
     func badInputs() throws {
         let h = try Harness()
         defer { h.cleanUp() }

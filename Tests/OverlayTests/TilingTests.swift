@@ -41,7 +41,7 @@ struct TilingTests {
         return low
     }
 
-    /// The dense default (no spacing) with SPEC's example text at four angles on landscape,
+    /// The dense default (no spacing) with the contract's example text (docs/contract.md) at four angles on landscape,
     /// portrait and panorama frames.
     @Test(arguments: angles)
     func theDenseDefaultLeavesNoCleanSquare(angle: Double) throws {
@@ -104,7 +104,7 @@ struct TilingTests {
         #expect(!alongRow.isEmpty && alongRow.allSatisfy { $0 == gapPixels }, "\(alongRow)")
     }
 
-    /// SPEC's example layer ("CONFIDENTIAL", spacing 0.12) and a sparse 0.3: drawn as given,
+    /// The contract's example layer ("CONFIDENTIAL", spacing 0.12) and a sparse 0.3: drawn as given,
     /// different from each other, and warned about exactly when the frame holds a clean
     /// square wider than a tenth of the short side, with that square's size in the warning.
     @Test(arguments: [0.03, 0.12, 0.3])

@@ -113,7 +113,8 @@ struct ArchitectureTests {
         "Errors": [],
         "Support": ["Errors"],
         "Media": ["Errors", "Support"],
-        "Config": ["Errors", "Support"],
+        // A config bound to a key derives its random paths' seeds through Keys.
+        "Config": ["Errors", "Support", "Keys"],
         // HMAC, HKDF, random bytes and key files over libcrypto: used by whatever marks or traces with a key.
         "Keys": ["Errors", "Support"],
         "Stills": ["Errors", "Support", "Media"],
@@ -130,7 +131,7 @@ struct ArchitectureTests {
         "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations", "Renditions"],
         "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations", "Renditions"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
-        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch"],
+        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys"],
     ]
 
     /// Which folder declares each top-level type name (classes, structs, enums, protocols, type aliases).
@@ -182,6 +183,71 @@ struct ArchitectureTests {
             return false
         }
         for folder in Self.allowedDependencies.keys { #expect(!reaches(folder, folder), "\(folder) depends on itself") }
+    }
+
+    /// docs/architecture.md's folder table, the one a contributor reads: folder → what it may use
+    /// (Errors and Support left out: every folder may use them).
+    static func documentedFolders() throws -> [String: Set<String>] {
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let section = try #require(doc.components(separatedBy: "## Folders of VideoWM").dropFirst().first, "architecture.md has no folder table")
+        var table: [String: Set<String>] = [:]
+        for line in section.split(separator: "\n") {
+            if line.hasPrefix("## ") { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            // | `Folder` | holds | may use |
+            guard cells.count == 5, cells[1].hasPrefix("`"), cells[1].hasSuffix("`") else { continue }
+            let folder = String(cells[1].dropFirst().dropLast())
+            let uses = cells[3] == "—" ? [] : cells[3].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            table[folder] = Set(uses).subtracting(["Errors", "Support"])
+        }
+        return table
+    }
+
+    /// The table in the document is the table checked here, and it lists every folder that exists:
+    /// a folder added, or a use allowed, only in one of them fails.
+    @Test func theDocumentedFolderTableIsTheCheckedOne() throws {
+        let documented = try Self.documentedFolders()
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources/VideoWM").path)
+            .filter { name in
+                var isFolder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Sources/VideoWM/\(name)").path, isDirectory: &isFolder) && isFolder.boolValue
+            }
+        #expect(Set(documented.keys) == Set(onDisk), "architecture.md lists \(documented.keys.sorted()); Sources/VideoWM has \(onDisk.sorted())")
+        #expect(Set(documented.keys) == Set(Self.allowedDependencies.keys))
+        for (folder, allowed) in Self.allowedDependencies.sorted(by: { $0.key < $1.key }) {
+            #expect(documented[folder] == allowed.subtracting(["Errors", "Support"]),
+                    "\(folder): architecture.md says it may use \(documented[folder]?.sorted() ?? []), the test allows \(allowed.sorted())")
+        }
+    }
+
+    /// Every type the job-flow section of docs/architecture.md names exists in Sources: the
+    /// diagrams are the real code's, not a removed design's (HLSSegmenter, SegmentwiseVideo).
+    @Test func theJobFlowNamesOnlyRealTypes() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let flow = try #require(doc.components(separatedBy: "## How a job flows").dropFirst().first?.components(separatedBy: "\n## ").first)
+        var declared: Set<String> = []
+        let declaration = try NSRegularExpression(pattern: #"(?:class|struct|enum|protocol|typealias|actor) ([A-Z][A-Za-z0-9_]*)"#)
+        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path) {
+            declared.insert(module)
+            for (_, text) in try Self.swiftFiles(under: "Sources/\(module)") {
+                for match in declaration.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    declared.insert(String(text[Range(match.range(at: 1), in: text)!]))
+                }
+            }
+        }
+        // Names with two capitals or more and a lower-case letter (a one-word name may be English,
+        // HLS or PQ are abbreviations, GOPs a plural of one), not after a dot (a member).
+        let word = try NSRegularExpression(pattern: #"(?<![A-Za-z0-9_.])[A-Z][A-Za-z0-9]*(?![A-Za-z0-9_])"#)
+        let notTypes: Set<String> = ["FFmpeg"]
+        var named: Set<String> = []
+        for match in word.matches(in: flow, range: NSRange(flow.startIndex..., in: flow)) {
+            let name = String(flow[Range(match.range, in: flow)!])
+            let capitals = name.filter(\.isUppercase).count, lower = name.filter(\.isLowercase)
+            guard capitals >= 2, !lower.isEmpty, !(lower == "s" && name.hasSuffix("s")), !notTypes.contains(name) else { continue }
+            named.insert(name)
+        }
+        #expect(named.count > 40, "the job flow names \(named.count) types; the section was not found whole")
+        #expect(named.subtracting(declared).isEmpty, "architecture.md's job flow names types that do not exist: \(named.subtracting(declared).sorted())")
     }
 
     // MARK: Data flows one way

@@ -61,6 +61,15 @@ private func s(_ seconds: Int64) -> PresentationTime { PresentationTime(value: s
         #expect(tiny.renditions.map(\.lines) == [180])
     }
 
+    @Test func oddRungsAreSizedEvenAndNamedByTheLinesTheyHave() throws {
+        // An odd source (1000×562, 29.97 fps camera crops) keeps its own size; odd rungs below it become even.
+        let ladder = RenditionLadder(request: try LadderRequest(parsing: "562,301,181"), source: LadderSource(storedWidth: 1000, storedHeight: 562),
+                                     codec: .h264)
+        #expect(ladder.renditions.map(\.name) == ["562p", "300p", "180p"])
+        #expect(ladder.renditions.map { "\($0.width)x\($0.height)" } == ["1000x562", "536x300", "322x180"])
+        #expect(ladder.renditions[0].isSourcePicture && !ladder.renditions[1].isSourcePicture)
+    }
+
     @Test func explicitRungsTallerThanTheInputAreCappedWithANotice() throws {
         let ladder = RenditionLadder(request: try LadderRequest(parsing: "1080:5M,480,360:500k"),
                                      source: LadderSource(storedWidth: 1280, storedHeight: 720), codec: .h264)

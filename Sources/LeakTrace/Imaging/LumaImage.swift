@@ -69,10 +69,12 @@ public struct LumaImage: Sendable, Equatable {
         var vertical = [Float](repeating: 0, count: outHeight * width)
         pixels.withUnsafeBufferPointer { src in
             vertical.withUnsafeMutableBufferPointer { dst in
+                // An empty picture has nothing to resample.
+                guard let source = src.baseAddress, let target = dst.baseAddress else { return }
                 rows.forEachOutput { y, taps, weights in
-                    let to = dst.baseAddress! + y * width
+                    let to = target + y * width
                     for t in 0..<taps.count {
-                        let from = src.baseAddress! + taps[t] * width
+                        let from = source + taps[t] * width
                         let w = weights[t]
                         for x in 0..<width { to[x] += from[x] * w }
                     }
@@ -82,9 +84,10 @@ public struct LumaImage: Sendable, Equatable {
         var output = [Float](repeating: 0, count: outWidth * outHeight)
         vertical.withUnsafeBufferPointer { src in
             output.withUnsafeMutableBufferPointer { dst in
+                guard let source = src.baseAddress else { return }
                 columns.forEachOutput { x, taps, weights in
                     for y in 0..<outHeight {
-                        let row = src.baseAddress! + y * width
+                        let row = source + y * width
                         var sum: Float = 0
                         for t in 0..<taps.count { sum += row[taps[t]] * weights[t] }
                         dst[y * outWidth + x] = sum
@@ -124,17 +127,19 @@ public struct LumaImage: Sendable, Equatable {
     /// Each pixel replaced by the mean of the (2·radius + 1)² square around it, edges repeated:
     /// evens out the last pixel of misregistration and the blockiness of heavy compression.
     public func boxBlurred(radius: Int) -> LumaImage {
-        guard radius > 0 else { return self }
+        guard radius > 0, !pixels.isEmpty else { return self }
         var horizontal = [Float](repeating: 0, count: pixels.count)
         var output = [Float](repeating: 0, count: pixels.count)
         pixels.withUnsafeBufferPointer { src in
             horizontal.withUnsafeMutableBufferPointer { dst in
-                Self.boxPass(src.baseAddress!, dst.baseAddress!, lines: height, length: width, step: 1, lineStep: width, radius: radius)
+                guard let source = src.baseAddress, let target = dst.baseAddress else { return }
+                Self.boxPass(source, target, lines: height, length: width, step: 1, lineStep: width, radius: radius)
             }
         }
         horizontal.withUnsafeBufferPointer { src in
             output.withUnsafeMutableBufferPointer { dst in
-                Self.boxPass(src.baseAddress!, dst.baseAddress!, lines: width, length: height, step: width, lineStep: 1, radius: radius)
+                guard let source = src.baseAddress, let target = dst.baseAddress else { return }
+                Self.boxPass(source, target, lines: width, length: height, step: width, lineStep: 1, radius: radius)
             }
         }
         return LumaImage(width: width, height: height, pixels: output)
@@ -222,10 +227,22 @@ public struct CompactLuma: Sendable {
     public init(_ image: LumaImage) {
         width = image.width
         height = image.height
-        bytes = image.pixels.map { UInt8(min(max($0.rounded(), 0), 255)) }
+        var bytes = [UInt8](repeating: 0, count: image.pixels.count)
+        image.pixels.withUnsafeBufferPointer { from in
+            bytes.withUnsafeMutableBufferPointer { to in
+                for i in from.indices { to[i] = UInt8(min(max(from[i] + 0.5, 0), 255)) }
+            }
+        }
+        self.bytes = bytes
     }
 
     public var image: LumaImage {
-        LumaImage(width: width, height: height, pixels: bytes.map { Float($0) })
+        var pixels = [Float](repeating: 0, count: bytes.count)
+        bytes.withUnsafeBufferPointer { from in
+            pixels.withUnsafeMutableBufferPointer { to in
+                for i in from.indices { to[i] = Float(from[i]) }
+            }
+        }
+        return LumaImage(width: width, height: height, pixels: pixels)
     }
 }

@@ -57,8 +57,9 @@ public enum TracedLayers {
         }
         var schedules: [SlotSchedule] = []
         var traced: [TracedLayer] = []
-        for key in order where seeds[key]!.count > 1 {
-            let (duration, ease) = timing[key]!
+        for key in order {
+            // Every key in `order` got its timing and seeds above.
+            guard let (duration, ease) = timing[key], (seeds[key]?.count ?? 0) > 1 else { continue }
             let schedule = SlotSchedule(durationSeconds: Double(duration) / 1000, easeSeconds: Double(ease) / 1000)
             let index = schedules.firstIndex(of: schedule) ?? { schedules.append(schedule); return schedules.count - 1 }()
             traced.append(TracedLayer(key: key, durationMilliseconds: duration, easeMilliseconds: ease, schedule: index))

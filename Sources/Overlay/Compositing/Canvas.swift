@@ -86,7 +86,15 @@ extension StraightRGBAImage {
     public mutating func withCanvas<R>(colorSpace: FrameColorSpace = .sdr, _ body: (RGBACanvas) throws -> R) rethrows -> R {
         let w = width, h = height
         return try pixels.withUnsafeMutableBufferPointer { buffer in
-            try body(RGBACanvas(pixels: buffer.baseAddress!, width: w, height: h, bytesPerRow: w * 4, colorSpace: colorSpace))
+            guard let base = buffer.baseAddress else {
+                // An empty image: a canvas over one pixel of scratch, of no size, that nothing draws on.
+                var none: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+                return try withUnsafeMutableBytes(of: &none) { scratch in
+                    try body(RGBACanvas(pixels: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), width: 0, height: 0, bytesPerRow: 0,
+                                        colorSpace: colorSpace))
+                }
+            }
+            return try body(RGBACanvas(pixels: base, width: w, height: h, bytesPerRow: w * 4, colorSpace: colorSpace))
         }
     }
 }

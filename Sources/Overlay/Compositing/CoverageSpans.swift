@@ -24,7 +24,7 @@ struct CoverageSpans {
         ends.reserveCapacity(2 * height)
         for y in 0..<height {
             rowStart[y] = Int32(starts.count)
-            Self.appendRuns(of: alpha.baseAddress! + y * width, width: width, starts: &starts, ends: &ends)
+            if let base = alpha.baseAddress { Self.appendRuns(of: base + y * width, width: width, starts: &starts, ends: &ends) }
         }
         rowStart[height] = Int32(starts.count)
     }
@@ -38,7 +38,7 @@ struct CoverageSpans {
         var offset = Int32(first)
         for y in rows {
             rowStart[y] = offset
-            Self.appendRuns(of: alpha.baseAddress! + y * width, width: width, starts: &newStarts, ends: &newEnds)
+            if let base = alpha.baseAddress { Self.appendRuns(of: base + y * width, width: width, starts: &newStarts, ends: &newEnds) }
             offset = Int32(first + newStarts.count)
         }
         starts.replaceSubrange(first..<last, with: newStarts)

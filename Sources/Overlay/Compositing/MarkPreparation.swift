@@ -30,6 +30,7 @@ final class PreparedFrames {
 
     init(_ mark: PreparedMark) {
         marks = [mark]
+        first = mark
         loop = .still
         make = { _ in mark }
     }
@@ -37,11 +38,13 @@ final class PreparedFrames {
     init(count: Int, first: PreparedMark, loop: FrameLoop, make: @escaping (Int) -> PreparedMark) {
         precondition(count == loop.frameCount && count > 0, "one mark per animation frame")
         marks = [first] + [PreparedMark?](repeating: nil, count: count - 1)
+        self.first = first
         self.loop = loop
         self.make = make
     }
 
-    var first: PreparedMark { marks[0]! }
+    /// The first animation frame's mark (made when the layer was prepared).
+    let first: PreparedMark
 
     /// The mark of the frame shown at `time`, a pure function of the time.
     func mark(at time: PresentationTime) -> PreparedMark {

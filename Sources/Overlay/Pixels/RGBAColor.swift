@@ -26,8 +26,9 @@ public struct RGBAColor: Equatable, Hashable, Sendable, CustomStringConvertible 
     public init?(hex: String) {
         guard hex.hasPrefix("#") else { return nil }
         let digits = Array(hex.dropFirst())
-        guard digits.allSatisfy(\.isHexDigit) else { return nil }
-        func value(_ s: ArraySlice<Character>) -> UInt8 { UInt8(String(s), radix: 16)! }
+        // ASCII only: Character.isHexDigit also takes fullwidth digits, which UInt8(_:radix:) does not.
+        guard digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
+        func value(_ s: ArraySlice<Character>) -> UInt8 { UInt8(String(s), radix: 16) ?? 0 }
         switch digits.count {
         case 3:
             let r = value(digits[0...0]), g = value(digits[1...1]), b = value(digits[2...2])

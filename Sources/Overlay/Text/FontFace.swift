@@ -57,10 +57,10 @@ final class FontFace {
         } catch let error as FreeTypeCallError {
             FT_Done_Face(face)
             throw FontFace.shortage(error.code, opening: path) ?? TextRenderingError.fontUnreadable(path: path, reason: error.message)
-        } catch TextRenderingError.fontUnreadable(let failing, _) where failing == path && FontFace.shortage(0x01, opening: path) != nil {
+        } catch TextRenderingError.fontUnreadable(let failing, let reason) where failing == path {
             // HarfBuzz opens and maps the file again: at the descriptor or address-space limit it cannot.
             FT_Done_Face(face)
-            throw FontFace.shortage(0x01, opening: path)!
+            throw FontFace.shortage(0x01, opening: path) ?? TextRenderingError.fontUnreadable(path: failing, reason: reason)
         } catch {
             FT_Done_Face(face)
             throw error

@@ -21,10 +21,13 @@ struct TextComposition {
         var target = glyph.rect(penX: x, baselineY: y).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
         if let clip { target = target.intersection(clip) }
         guard !target.isEmpty else { return }
-        if colorGlyphs == nil { colorGlyphs = [UInt8](repeating: 0, count: width * height * 4) }
+        // Taken out while it changes, so the plane has one owner and is not copied.
+        var colors = colorGlyphs ?? [UInt8](repeating: 0, count: width * height * 4)
+        colorGlyphs = nil
+        defer { colorGlyphs = colors }
         let sourceX = target.x - (x + glyph.left), sourceY = target.y - (y - glyph.top)
         glyph.image.pixels.withUnsafeBufferPointer { source in
-            colorGlyphs!.withUnsafeMutableBufferPointer { plane in
+            colors.withUnsafeMutableBufferPointer { plane in
                 for row in 0..<target.height {
                     for column in 0..<target.width {
                         let s = ((sourceY + row) * glyph.image.width + sourceX + column) * 4
@@ -99,13 +102,15 @@ struct TextComposition {
         fill.clear(rect)
         outline?.plane.clear(rect)
         shadow?.plane.clear(rect)
-        guard colorGlyphs != nil else { return }
+        guard var colors = colorGlyphs else { return }
         let area = rect.intersection(PixelRect(x: 0, y: 0, width: fill.width, height: fill.height))
         guard !area.isEmpty else { return }
+        colorGlyphs = nil  // one owner while it changes: the plane is not copied
         for row in area.y..<area.maxY {
             let start = (row * fill.width + area.x) * 4
-            colorGlyphs!.replaceSubrange(start..<(start + area.width * 4), with: repeatElement(0, count: area.width * 4))
+            colors.replaceSubrange(start..<(start + area.width * 4), with: repeatElement(0, count: area.width * 4))
         }
+        colorGlyphs = colors
     }
 
     /// Composes the planes into `image` (the planes' size) within `rect`, replacing what was there.

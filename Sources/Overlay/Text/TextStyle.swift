@@ -40,6 +40,8 @@ public struct FontWeight: Hashable, Sendable {
         self.value = value
     }
 
+    private init(known value: Int) { self.value = value }
+
     /// The CSS keywords and their usual synonyms ("bold", "semibold", "light"…), or nil.
     public init?(name: String) {
         let key = name.lowercased().filter { $0 != "-" && $0 != " " && $0 != "_" }
@@ -47,8 +49,8 @@ public struct FontWeight: Hashable, Sendable {
         self.value = value
     }
 
-    public static let regular = FontWeight(400)!
-    public static let bold = FontWeight(700)!
+    public static let regular = FontWeight(known: 400)
+    public static let bold = FontWeight(known: 700)
 
     /// The accepted names, lightest first (for help texts and error messages).
     public static let knownNames = ["thin", "extralight", "light", "regular", "medium", "semibold", "bold", "extrabold", "black"]

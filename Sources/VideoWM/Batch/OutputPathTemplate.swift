@@ -28,7 +28,7 @@ public struct OutputPathTemplate: Sendable {
         guard !source.hasSuffix("/") else { throw RequestError(subject: "--output", problem: "'\(source)' names a folder; end it with a file name such as {id}.mp4") }
         var literalPrefix = ""
         if case .literal(let text)? = template.segments.first { literalPrefix = text }
-        let directoryPart = literalPrefix.contains("/") ? String(literalPrefix[...literalPrefix.lastIndex(of: "/")!]) : ""
+        let directoryPart = literalPrefix.lastIndex(of: "/").map { String(literalPrefix[...$0]) } ?? ""
         baseComponents = Self.normalizedComponents(of: directoryPart)
     }
 

@@ -88,7 +88,7 @@ func readObject<Target>(_ json: JSONField, fields: [ConfigField<Target>], into t
     }
     for field in fields {
         guard let value = present[field.key], !field.kinds.contains(kind) else { continue }
-        let other = field.kinds.count == 1 ? field.kinds.first!.rawValue : "other"
+        let other = field.kinds.count == 1 ? field.kinds.first.map(\.rawValue) ?? "other" : "other"
         throw value.fail("applies to \(other) layers only" + (field.misuseHint.map { " (\($0))" } ?? ""))
     }
     for field in fields { field.setDefault(&target, kind) }

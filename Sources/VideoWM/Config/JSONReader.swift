@@ -32,12 +32,12 @@ struct JSONField {
     func object(allowedKeys: Set<String>) throws -> [String: JSONField] {
         guard case .object(let dict) = value else { throw fail("expected an object") }
         var result: [String: JSONField] = [:]
-        for key in dict.keys.sorted() {
+        for (key, value) in dict.sorted(by: { $0.key < $1.key }) {
             let childPath = path.isEmpty ? key : "\(path).\(key)"
             guard allowedKeys.contains(key) else {
                 throw ConfigError(file: file, path: childPath, problem: "unknown field (known: \(allowedKeys.sorted().joined(separator: ", ")))")
             }
-            result[key] = JSONField(value: dict[key]!, path: childPath, file: file)
+            result[key] = JSONField(value: value, path: childPath, file: file)
         }
         return result
     }

@@ -130,7 +130,8 @@ enum LayerFields {
     /// Rules between fields, checked once every field is read; `present` holds the fields given.
     static func checkRules(_ layer: LayerTemplate, present: [String: JSONField]) throws {
         if let start = layer.visibility.start, let end = layer.visibility.end, end <= start {
-            throw present["end"]!.fail("must be after \"start\"")
+            throw (present["end"] ?? present["start"])?.fail("must be after \"start\"")
+                ?? ConfigError(file: "", path: "end", problem: "must be after \"start\"")
         }
         if let skip = present["skip"], layer.visibility.intervalMilliseconds == nil {
             throw skip.fail("needs \"interval\" (ms shown before each skip)")
@@ -216,7 +217,8 @@ enum LayerFields {
             }
             return weight
         }
-        return FontWeight(try wholeNumber(json, in: 100...900))!
+        guard let weight = FontWeight(try wholeNumber(json, in: 100...900)) else { throw json.fail("must be 100…900") }
+        return weight
     }
 
     /// One of a few names.

@@ -215,7 +215,11 @@ struct StrictJSONParser {
                 guard (0xDC00..<0xE000).contains(second) else {
                     throw failure("\\u\(hex16(first)) is half of a surrogate pair without its other half", at: start)
                 }
-                return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
+                // A high and a low surrogate always join into a scalar of the supplementary planes.
+                guard let joined = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)) else {
+                    throw failure("\\u\(hex16(first))\\u\(hex16(second)) is not a character", at: start)
+                }
+                return joined
             }
             guard let scalar = Unicode.Scalar(first) else {
                 throw failure("\\u\(hex16(first)) is half of a surrogate pair without its other half", at: start)

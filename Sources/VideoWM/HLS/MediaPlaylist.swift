@@ -146,6 +146,7 @@ extension MediaPlaylist {
         guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         var scale: Int64 = 1
         for _ in 0..<fraction.count { scale *= 10 }
-        return PresentationTime(value: whole * scale + Int64(fraction)!, timescale: scale)
+        guard let fractionValue = Int64(fraction) else { return nil }
+        return PresentationTime(value: whole * scale + fractionValue, timescale: scale)
     }
 }

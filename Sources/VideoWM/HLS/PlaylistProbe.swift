@@ -36,8 +36,12 @@ enum PlaylistProbe {
             files[uri] = file.path
             totalBytes += file.size
         }
-        var bytes = try read(files[playlist.initializationURI]!, limit: maximumPlaylistBytes, playlist: path)
-        bytes += try read(files[playlist.segments[0].uri]!, limit: maximumSegmentBytes, playlist: path)
+        // Every URI was resolved above (a missing one threw).
+        guard let initialization = files[playlist.initializationURI], let first = files[playlist.segments[0].uri] else {
+            throw MediaError(file: path, detail: "lists a file that could not be read")
+        }
+        var bytes = try read(initialization, limit: maximumPlaylistBytes, playlist: path)
+        bytes += try read(first, limit: maximumSegmentBytes, playlist: path)
         let input = try InputFile(memory: try MemoryIO(bytes: bytes), name: path, formatName: "mp4")
         var description = MediaDescription.describe(input, file: path)
         let seconds = playlist.totalDuration.seconds

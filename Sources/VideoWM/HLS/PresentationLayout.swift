@@ -82,8 +82,8 @@ struct PresentationLayout: Sendable, Equatable {
     /// The URI a playlist uses for a file of this presentation.
     func uri(ownFile name: String) -> String { name }
     func uri(sharedFile name: String) -> String {
-        precondition(shared != nil, "a presentation without a shared folder has no shared files")
-        return shared!.uriPrefix + name
+        guard let shared else { preconditionFailure("a presentation without a shared folder has no shared files") }
+        return shared.uriPrefix + name
     }
 
     /// The playlist's name without extension, kept when it is made of unreserved characters and

@@ -31,7 +31,7 @@ enum SegmentBoundaries {
         var cuts = [first]
         var candidate = 1
         for stop in stops {
-            var start = cuts.last!
+            var start = cuts[cuts.count - 1]
             while true {
                 // Options: every keyframe strictly between the last cut and the stop, or the stop itself.
                 while candidate < keyframes.count && keyframes[candidate] <= start { candidate += 1 }

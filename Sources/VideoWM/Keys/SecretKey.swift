@@ -93,7 +93,8 @@ public final class SecretKey: CustomStringConvertible, CustomDebugStringConverti
         defer { OPENSSL_cleanse(&buffer, buffer.count) }
         var count = 0
         while count < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            // The buffer has at least one byte (size + 1).
+            let n = buffer.withUnsafeMutableBytes { bytes in bytes.baseAddress.map { Glibc.read(descriptor, $0 + count, bytes.count - count) } ?? 0 }
             if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -131,8 +132,8 @@ public final class SecretKey: CustomStringConvertible, CustomDebugStringConverti
         // The mode given to open is masked by the umask; a key's must be exactly 0600.
         guard fchmod(descriptor, 0o600) == 0 else { throw fail("setting the mode", errno) }
         var written = 0
-        while written < storage.count {
-            let n = Glibc.write(descriptor, storage.baseAddress! + written, storage.count - written)
+        while written < storage.count, let base = storage.baseAddress {
+            let n = Glibc.write(descriptor, base + written, storage.count - written)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw fail("writing", errno)

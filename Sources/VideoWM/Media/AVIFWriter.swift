@@ -61,7 +61,9 @@ enum AVIFWriter {
 
         let sink = ByteSink()
         var writer = heif_writer(writer_api_version: 1, write: { _, data, size, userdata in
-            let sink = Unmanaged<ByteSink>.fromOpaque(userdata!).takeUnretainedValue()
+            // `userdata` is the sink passed below.
+            guard let userdata else { return heif_error(code: heif_error_Encoding_error, subcode: heif_suberror_Unspecified, message: nil) }
+            let sink = Unmanaged<ByteSink>.fromOpaque(userdata).takeUnretainedValue()
             sink.bytes += UnsafeRawBufferPointer(start: data, count: size)
             return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
         })

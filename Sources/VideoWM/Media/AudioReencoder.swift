@@ -136,7 +136,8 @@ final class AudioReencoder {
     /// output rate) repeat time already written — an overlap — to be dropped.
     private func keepInSync(frameStart: Int64) throws -> Int64 {
         let rate = Int64(sampleRate)
-        let written = nextPts! + Int64(fifo.count) + resampler.delay(at: rate)
+        guard let nextPts else { return 0 }
+        let written = nextPts + Int64(fifo.count) + resampler.delay(at: rate)
         let drift = frameStart - written
         let tolerance = Int64(Self.driftTolerance * Double(rate))
         if drift > tolerance { try appendSilence(samples: drift) }

@@ -4,9 +4,11 @@ import CFFmpeg
 /// lecture's revision).
 public enum ContentDigest {
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        // av_sha_alloc is a small malloc; out of memory there is not worth a thrown error path.
-        guard let context = av_sha_alloc() else { fatalError("av_sha_alloc: out of memory") }
-        defer { av_free(UnsafeMutableRawPointer(context)) }
+        // libavutil's context, in memory Swift allocates (as every Swift allocation, it traps
+        // only when the process is out of memory): no allocation of FFmpeg's that could fail here.
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: Int(av_sha_size), alignment: 16)
+        defer { memory.deallocate() }
+        let context = OpaquePointer(memory)
         av_sha_init(context, 256)
         if let base = bytes.baseAddress, bytes.count > 0 {
             av_sha_update(context, base.assumingMemoryBound(to: UInt8.self), bytes.count)

@@ -10,7 +10,9 @@ final class Decoder {
     /// `keyframesOnly` skips every other picture (a quick look over a long video).
     init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false, keyframesOnly: Bool = false) throws {
         self.file = file
-        let parameters = stream.pointer.pointee.codecpar!
+        guard let parameters = stream.pointer.pointee.codecpar else {
+            throw MediaError(file: file, detail: "stream \(stream.index) has no codec parameters")
+        }
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(file: file, detail: "no decoder for \(stream.codec.name) (stream \(stream.index))")
         }

@@ -72,17 +72,22 @@ final class Frame {
         set { pointer.pointee.sample_aspect_ratio = newValue.av }
     }
 
-    /// A plane's first byte and the bytes from one row to the next (`AVFrame.data`/`linesize`).
+    /// A plane's first byte and the bytes from one row to the next (`AVFrame.data`/`linesize`):
+    /// valid only inside the `withPlane` call that gives it.
     struct Plane {
         let base: UnsafeMutablePointer<UInt8>
         let bytesPerRow: Int
     }
 
-    /// Plane `index` (0…3); nil when the format has no such plane.
-    func plane(_ index: Int) -> Plane? {
+    /// Runs `body` with plane `index` (0…3), this frame (and so its buffers) kept alive for the
+    /// call; nil when the format has no such plane. The pixels are reached only so: no pointer
+    /// outlives the frame that owns it.
+    func withPlane<R>(_ index: Int, _ body: (Plane) throws -> R) rethrows -> R? {
         precondition((0..<4).contains(index), "a frame has at most four planes")
-        guard let base = dataPointers[index] else { return nil }
-        return Plane(base: base, bytesPerRow: Int(lineSizes[index]))
+        return try withExtendedLifetime(self) {
+            guard let base = dataPointers[index] else { return nil }
+            return try body(Plane(base: base, bytesPerRow: Int(lineSizes[index])))
+        }
     }
 
     /// `AVFrame.data` in place: the eight plane pointers FFmpeg's calls take. The frame was
@@ -101,8 +106,13 @@ final class Frame {
         (UnsafeMutableRawPointer(pointer) + Self.lineSizeOffset).assumingMemoryBound(to: Int32.self)
     }
 
-    private static let dataOffset = MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!
-    private static let lineSizeOffset = MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!
+    private static let dataOffset = storedOffset(\AVFrame.data)
+    private static let lineSizeOffset = storedOffset(\AVFrame.linesize)
+
+    private static func storedOffset<T>(_ field: KeyPath<AVFrame, T>) -> Int {
+        guard let offset = MemoryLayout<AVFrame>.offset(of: field) else { preconditionFailure("AVFrame's data and linesize are stored fields") }
+        return offset
+    }
 
     // MARK: Timing and decoding
 
@@ -179,6 +189,24 @@ final class Frame {
             throw ResourceError.memory("attaching the colour profile")
         }
         side.pointee.data.update(from: profile, count: profile.count)
+    }
+}
+
+extension Frame {
+    /// The top-left `width`×`height` pixels of this RGBA frame, rows packed one after another
+    /// (copied while the frame is alive).
+    func packedRGBA(width: Int, height: Int) -> [UInt8] {
+        precondition(pixelFormat == .rgba && width <= self.width && height <= self.height, "packedRGBA of a smaller RGBA frame")
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        _ = withPlane(0) { plane in
+            pixels.withUnsafeMutableBytes { out in
+                guard let base = out.baseAddress else { return }
+                for row in 0..<height {
+                    (base + row * width * 4).copyMemory(from: plane.base + row * plane.bytesPerRow, byteCount: width * 4)
+                }
+            }
+        }
+        return pixels
     }
 }
 

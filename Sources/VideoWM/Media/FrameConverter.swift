@@ -122,20 +122,21 @@ final class FrameConverter {
     private func repeatEdges(_ layout: PlanarYUVLayout) {
         let bytes = layout.bytesPerSample
         for index in 0..<3 {
-            guard let plane = output.plane(index) else { continue }
             let picture = layout.planeSize(index, width: pictureSize.width, height: pictureSize.height)
             let padded = layout.planeSize(index, width: output.width, height: output.height)
-            if padded.width > picture.width {
-                for row in 0..<picture.height {
-                    let line = plane.base + row * plane.bytesPerRow
-                    for column in picture.width..<padded.width {
-                        (line + column * bytes).update(from: line + (picture.width - 1) * bytes, count: bytes)
+            _ = output.withPlane(index) { plane in
+                if padded.width > picture.width {
+                    for row in 0..<picture.height {
+                        let line = plane.base + row * plane.bytesPerRow
+                        for column in picture.width..<padded.width {
+                            (line + column * bytes).update(from: line + (picture.width - 1) * bytes, count: bytes)
+                        }
                     }
                 }
-            }
-            for row in picture.height..<padded.height {
-                (plane.base + row * plane.bytesPerRow).update(from: plane.base + (picture.height - 1) * plane.bytesPerRow,
-                                                              count: padded.width * bytes)
+                for row in picture.height..<padded.height {
+                    (plane.base + row * plane.bytesPerRow).update(from: plane.base + (picture.height - 1) * plane.bytesPerRow,
+                                                                  count: padded.width * bytes)
+                }
             }
         }
     }

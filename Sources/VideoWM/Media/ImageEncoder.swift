@@ -24,7 +24,7 @@ final class ImageEncoder {
         let packet = try Packet()
         var bytes: [UInt8] = []
         while try encoder.receive(into: packet) == .produced {
-            bytes.append(contentsOf: packet.bytes)
+            packet.withBytes { bytes.append(contentsOf: $0) }
             packet.unref()
         }
         guard !bytes.isEmpty else { throw OutputError(file: file, stage: .writing, detail: "the \(encoder.name) encoder produced nothing") }

@@ -116,7 +116,8 @@ final class InputFile {
 
     func stream(_ index: Int) -> InputStream {
         precondition(index >= 0 && index < Int(context.pointee.nb_streams), "stream index out of range")
-        return InputStream(file: self, pointer: context.pointee.streams[index]!)
+        guard let stream = context.pointee.streams[index] else { preconditionFailure("libavformat fills every slot below nb_streams") }
+        return InputStream(file: self, pointer: stream)
     }
 
     /// The stream FFmpeg would pick as "the video", skipping cover art.
@@ -162,7 +163,7 @@ final class InputFile {
             guard bytesAhead < Self.readAheadBytes else { return nil }
             let next = try Packet()
             guard try readFromFile(into: next) else { return nil }
-            bytesAhead += next.bytes.count
+            bytesAhead += next.size
             return next
         }
         for (read, ticks) in corrected where ticks != 0 { read.shift(by: ticks) }

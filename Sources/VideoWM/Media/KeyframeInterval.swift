@@ -18,7 +18,7 @@ public enum KeyframeInterval: Sendable, Equatable, CustomStringConvertible {
             guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
                   parts.count == 1 || parts[1].count <= 3, parts[0].count <= 6,
                   let whole = Int64(parts[0]) else { return nil }
-            let fraction = parts.count == 2 ? Int64(parts[1].padding(toLength: 3, withPad: "0", startingAt: 0))! : 0
+            guard let fraction = parts.count == 2 ? Int64(parts[1].padding(toLength: 3, withPad: "0", startingAt: 0)) : 0 else { return nil }
             let milliseconds = whole * 1000 + fraction
             guard milliseconds > 0 else { return nil }
             self = .duration(PresentationTime(milliseconds: milliseconds))

@@ -22,14 +22,20 @@ final class MemoryIO {
         guard let buffer = av_malloc(size) else { throw ResourceError.memory("allocating a read buffer") }
         let opaque = Unmanaged.passUnretained(source).toOpaque()
         guard let io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque, { opaque, target, wanted in
-            let source = Unmanaged<Source>.fromOpaque(opaque!).takeUnretainedValue()
+            // `opaque` is the source passed here.
+            guard let opaque else { return vwm_averror_eof() }
+            let source = Unmanaged<Source>.fromOpaque(opaque).takeUnretainedValue()
             let count = min(Int(wanted), source.bytes.count - source.position)
             guard count > 0, let target else { return vwm_averror_eof() }
-            source.bytes.withUnsafeBufferPointer { target.update(from: $0.baseAddress! + source.position, count: count) }
+            source.bytes.withUnsafeBufferPointer {
+                guard let base = $0.baseAddress else { return }
+                target.update(from: base + source.position, count: count)
+            }
             source.position += count
             return Int32(count)
         }, nil, { opaque, offset, whence in
-            let source = Unmanaged<Source>.fromOpaque(opaque!).takeUnretainedValue()
+            guard let opaque else { return Int64(vwm_averror(EINVAL)) }
+            let source = Unmanaged<Source>.fromOpaque(opaque).takeUnretainedValue()
             if whence & AVSEEK_SIZE != 0 { return Int64(source.bytes.count) }
             let base: Int64
             switch whence & ~AVSEEK_FORCE {

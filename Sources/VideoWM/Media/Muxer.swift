@@ -114,7 +114,7 @@ final class Muxer {
     /// pictures) and, when given, a sample-entry tag ("hev1": HEVC parameter sets also in band).
     func addSplicedVideoStream(copying input: InputStream, extradata: [UInt8], tag: String?) throws -> MuxedStream {
         let muxed = try addStream(copying: input)
-        let par = muxed.stream.pointee.codecpar!
+        guard let par = muxed.stream.pointee.codecpar else { preconditionFailure("avformat_new_stream gives every stream its parameters") }
         av_freep(&par.pointee.extradata)
         par.pointee.extradata_size = 0
         if !extradata.isEmpty {
@@ -232,7 +232,7 @@ final class Muxer {
     /// The media type and time base of output stream `index` (final once the header is written).
     func streamKind(_ index: Int) -> (type: MediaType, timeBase: Rational) {
         precondition(index >= 0 && index < Int(context.pointee.nb_streams), "stream index out of range")
-        let stream = context.pointee.streams[index]!
+        guard let stream = context.pointee.streams[index] else { preconditionFailure("libavformat fills every slot below nb_streams") }
         return (MediaType(stream.pointee.codecpar.pointee.codec_type), Rational(stream.pointee.time_base))
     }
 

@@ -28,7 +28,9 @@ final class NetworkInput {
         av_dict_set(&options, "timeout", microseconds, 0)
         var interrupt = AVIOInterruptCB(callback: { opaque in
             guard !Interruption.isRequested else { return 1 }
-            return monotonicSeconds() > opaque!.load(as: Double.self) ? 1 : 0
+            // `opaque` is the deadline passed below.
+            guard let opaque else { return 0 }
+            return monotonicSeconds() > opaque.load(as: Double.self) ? 1 : 0
         }, opaque: UnsafeMutableRawPointer(deadline))
         var opened: UnsafeMutablePointer<AVIOContext>?
         let code = avio_open2(&opened, url, AVIO_FLAG_READ, &interrupt, &options)

@@ -57,11 +57,11 @@ final class Packet {
     /// Forgets the byte position in the input, which means nothing in the output.
     func clearPosition() { pointer.pointee.pos = -1 }
 
+    /// How many bytes the packet holds.
+    var size: Int { Int(pointer.pointee.size) }
+
     /// The byte offset in the file where the packet starts, when the demuxer knows it.
     var position: Int64? { pointer.pointee.pos >= 0 ? pointer.pointee.pos : nil }
-
-    /// The packet's bytes.
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
 
     /// Runs `body` with the packet's bytes, which stay alive (and unchanged) for the call only.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
@@ -76,7 +76,10 @@ final class Packet {
         var owned: UnsafeMutablePointer<AVPacket>? = fresh
         defer { av_packet_free(&owned) }
         try check(av_new_packet(fresh, Int32(data.count)), OutputError.call("allocating a packet", file: file))
-        data.withUnsafeBufferPointer { fresh.pointee.data.update(from: $0.baseAddress!, count: data.count) }
+        data.withUnsafeBufferPointer { source in
+            guard let base = source.baseAddress else { return }
+            fresh.pointee.data.update(from: base, count: source.count)
+        }
         try check(av_packet_copy_props(fresh, pointer), OutputError.call("copying packet properties", file: file))
         av_packet_unref(pointer)
         av_packet_move_ref(pointer, fresh)

@@ -23,12 +23,15 @@ final class MuxedStream: PacketSink {
     /// Replaces the stream's codec header (before the muxer writes its header): a copied H.264
     /// stream whose sample entry also lists the parameter sets of re-encoded segments.
     func setCodecHeader(_ bytes: [UInt8]) throws {
-        let par = stream.pointee.codecpar!
+        guard let par = stream.pointee.codecpar else { preconditionFailure("avformat_new_stream gives every stream its parameters") }
         av_freep(&par.pointee.extradata)
         par.pointee.extradata_size = 0
         guard let data = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw ResourceError.memory("a codec header") }
         let buffer = data.bindMemory(to: UInt8.self, capacity: bytes.count)
-        bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: bytes.count) }
+        bytes.withUnsafeBufferPointer {
+            guard let base = $0.baseAddress else { return }
+            buffer.update(from: base, count: bytes.count)
+        }
         par.pointee.extradata = buffer
         par.pointee.extradata_size = Int32(bytes.count)
     }

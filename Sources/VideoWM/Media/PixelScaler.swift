@@ -98,7 +98,8 @@ final class RGBAConverter {
     func convert(_ frame: Frame) throws -> StraightRGBAImage {
         var pixels = [UInt8](repeating: 0, count: targetWidth * targetHeight * 4)
         try pixels.withUnsafeMutableBufferPointer { buffer in
-            try scaler.scale(frame, intoPacked: buffer.baseAddress!, bytesPerRow: targetWidth * 4)
+            guard let base = buffer.baseAddress else { return }
+            try scaler.scale(frame, intoPacked: base, bytesPerRow: targetWidth * 4)
         }
         return StraightRGBAImage(width: targetWidth, height: targetHeight, pixels: pixels)
     }
@@ -123,7 +124,8 @@ final class RGB48Converter {
     func convert(_ frame: Frame) throws -> [UInt16] {
         var samples = [UInt16](repeating: 0, count: targetWidth * targetHeight * 3)
         try samples.withUnsafeMutableBytes { buffer in
-            try scaler.scale(frame, intoPacked: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow: targetWidth * 6)
+            guard let base = buffer.baseAddress else { return }
+            try scaler.scale(frame, intoPacked: base.assumingMemoryBound(to: UInt8.self), bytesPerRow: targetWidth * 6)
         }
         #if _endian(big)
         for i in samples.indices { samples[i] = UInt16(littleEndian: samples[i]) }

@@ -58,7 +58,10 @@ final class SubtitleConverter {
         guard size > 0 else { return }
         packet.unref()
         try check(av_new_packet(packet.pointer, size), OutputError.call("converting subtitles", file: file))
-        buffer.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: Int(size)) }
+        buffer.withUnsafeBufferPointer {
+            guard let base = $0.baseAddress else { return }
+            packet.pointer.pointee.data.update(from: base, count: Int(size))
+        }
         let timeBase = sink.timeBase.av
         packet.pointer.pointee.pts = av_rescale_q(start, microseconds, timeBase)
         packet.pointer.pointee.dts = packet.pointer.pointee.pts

@@ -74,7 +74,7 @@ struct TextSubtitleReader {
             }
             guard let (decoder, encoder) = decoders[index] else { continue }
             if let cue = try Self.cue(from: packet, decoder: decoder, encoder: encoder, buffer: &buffer, file: path) {
-                streams[index]!.cues.append(cue)
+                streams[index]?.cues.append(cue)
             }
         }
         return TextSubtitleReader(streams: streams.values.sorted { $0.index < $1.index }, bitmapStreams: bitmap, firstVideoTime: firstVideoTime)

@@ -10,6 +10,7 @@ import Overlay
 final class FrameMarker {
     let compositor: Compositor
     let targetFormat: PixelFormat
+    private let targetLayout: PlanarYUVLayout
     let rotation: DisplayRotation
     let pixelAspect: PixelAspect
     let file: String
@@ -43,7 +44,8 @@ final class FrameMarker {
          file: String, streamWidth: Int? = nil, streamHeight: Int? = nil, pictureWidth: Int, pictureHeight: Int,
          outputWidth: Int? = nil, outputHeight: Int? = nil,
          warn: @escaping WarningHandler = { _ in }) {
-        precondition(targetFormat.planarLayout != nil, "marks need a planar YUV target")
+        guard let layout = targetFormat.planarLayout else { preconditionFailure("marks need a planar YUV target") }
+        targetLayout = layout
         self.compositor = compositor
         self.targetFormat = targetFormat
         self.rotation = rotation
@@ -81,8 +83,9 @@ final class FrameMarker {
         if compositor.drawsAnything(at: time) {
             try target.makeWritable(file: file)
             // Marks go on the picture, not on padding.
-            let canvas = target.planarCanvas(width: pictureWidth, height: pictureHeight)
-            try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
+            try target.withPlanarCanvas(width: pictureWidth, height: pictureHeight) { canvas in
+                try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time, rotation: rotation, pixelAspect: pixelAspect) }
+            }
         }
         return target
     }
@@ -108,7 +111,7 @@ final class FrameMarker {
                             sampleAspectNumerator: sar.numerator, sampleAspectDenominator: sar.denominator)
         if let resizer, key == resizerKey { return resizer }
         let aspect = sar.isValid ? Double(sar.numerator) / Double(sar.denominator) : 1
-        let layout = targetFormat.planarLayout!
+        let layout = targetLayout
         let rect = FrameConverter.fit(width: frame.width, height: frame.height, pixelAspect: aspect, into: pictureWidth, pictureHeight,
                                       outputPixelAspect: pixelAspect.ratio, unitX: 1 << layout.chromaShiftX, unitY: 1 << layout.chromaShiftY)
         let made = try FrameConverter(from: .init(width: frame.width, height: frame.height, format: frame.pixelFormat),

@@ -228,7 +228,8 @@ final class SplicedVideo {
     /// packets all lie before it must have had all its pictures.
     func decodeRunEnded(before end: Int) throws {
         for span in completedSpans..<job.plan.spans.count where job.plan.spans[span].decodedPackets.upperBound <= end {
-            let received = open?.span == span ? open!.received.count : waiting?.span == span ? waiting!.pictures.count : 0
+            let received = open.flatMap { $0.span == span ? $0.received.count : nil }
+                ?? waiting.flatMap { $0.span == span ? $0.pictures.count : nil } ?? 0
             throw SpliceSink.Failure(reason: "span \(span + 1) decoded to \(received) of its \(job.plan.spans[span].replacedPackets.count) pictures")
         }
     }

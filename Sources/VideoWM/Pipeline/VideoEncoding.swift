@@ -10,7 +10,7 @@ extension VideoEncoderConfiguration {
         let encoderName = codec.encoderName
         let format = try Self.pixelFormat(for: source.pixelFormat, supported: Encoder.supportedPixelFormats(ofEncoderNamed: encoderName),
                                           encoder: encoderName)
-        let layout = format.planarLayout!
+        guard let layout = format.planarLayout else { throw EncoderError(encoder: encoderName, problem: .noBlendablePixelFormat) }
         let scaled = Self.scaledPicture(of: source, settings: settings, layout: layout)
         let size = layout.encodableSize(width: scaled?.width ?? source.width, height: scaled?.height ?? source.height)
         // Profile and level are checked against the picture the encoder will get: x264 would

@@ -57,6 +57,9 @@ struct PresentationPlan: Sendable, Equatable {
     /// from a keyframe at or before its first picture that nothing before it is shown after, to
     /// the last packet presented inside it.
     let decodedPackets: [Range<Int>]
+    /// The video's packets carry no presentation times (`FrameTiming`): pictures are known by
+    /// their order, and a segment is made by decoding from the start (`decodedPackets` unused).
+    var decodesFromStart = false
 
     var segmentCount: Int { cuts.count }
 

@@ -20,7 +20,8 @@ public struct RenderedSegment: Sendable {
     public let bytes: [UInt8]
     public let duration: PresentationTime
     public let isShared: Bool
-    /// Pictures decoded to make it (0 for a copied segment: its packets were only read).
+    /// Pictures the decoder gave to make it, those decoded only as references before its first
+    /// included (0 for a copied segment: its packets were only read).
     public let decodedPictures: Int
     /// Video packets re-encoded into it (0 for a copied segment).
     public let encodedPictures: Int

@@ -26,11 +26,12 @@ public final class PresentationSource: @unchecked Sendable {
     public let droppedStreams: [String]
     /// The cuts of each rendering this input allows.
     let sharedPlan: Result<SharedCopies, SharingRefusal>
-    let encodedPlan: PresentationPlan
+    private(set) var encodedPlan: PresentationPlan
     let copiedPlan: PresentationPlan?
-    /// Whether the input can be read from the middle (not MPEG-TS, whose timestamp jumps are
-    /// taken out by reading from the start).
-    let seeksToSegments: Bool
+    /// Whether a segment made alone seeks to its first GOP: not in MPEG-TS (whose timestamp jumps
+    /// are taken out by reading from the start) nor in a video without presentation times (decoded
+    /// from the start); there a segment alone costs reading the input up to it.
+    public private(set) var seeksToSegments: Bool
     let audioCache = AudioCache()
     private let warn: WarningHandler
     private let setupLock = NSLock()
@@ -127,9 +128,14 @@ public final class PresentationSource: @unchecked Sendable {
 
         let codec = VideoCodec(stream.codec)
         let index: VideoPacketIndex
+        var timedByDecoding = false
         do {
             index = try VideoPacketIndex.read(path: input, streamIndex: stream.index, codec: codec, reorderDelay: stream.reorderDelay,
                                               otherStreams: Set(tracks.map(\.stream)))
+        } catch VideoPacketIndex.Refusal.missingTimestamps {
+            // AVI, a raw H.264 stream: the pictures' times come from decoding the video once.
+            index = try FrameTiming.index(of: input, videoStream: stream.index, otherStreams: Set(tracks.map(\.stream)), threads: settings.threads)
+            timedByDecoding = true
         } catch let refusal as VideoPacketIndex.Refusal {
             throw MediaError(file: input, detail: "\(refusal), which an HLS presentation's segments need")
         }
@@ -140,6 +146,13 @@ public final class PresentationSource: @unchecked Sendable {
                                                     firstTimestamp: first, target: segment)
         } catch {
             throw MediaError(file: input, detail: error.description)
+        }
+        encodedPlan.decodesFromStart = timedByDecoding
+        if timedByDecoding {
+            seeksToSegments = false
+            copiedPlan = nil
+            sharedPlan = .failure(SharingRefusal(reason: "the video's packets carry no presentation times", askedByOptions: false))
+            return
         }
         copiedPlan = try? PresentationPlan.make(.copied, packets: index.packets, idr: { _ in false }, timeBase: index.timeBase,
                                                 firstTimestamp: first, target: segment)

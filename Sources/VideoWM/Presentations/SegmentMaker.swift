@@ -21,10 +21,10 @@ final class SegmentMaker {
     let source: PresentationSource
     let plan: PresentationPlan
     let rows: [PresentationRow]
-    private let reader: SegmentReader
-    private var decoder: Decoder?
+    let reader: SegmentReader
+    var decoder: Decoder?
     /// Damaged packets or pictures the decoder concealed, in what the segments used.
-    private(set) var damagedPackets = 0
+    var damagedPackets = 0
     /// Per carried track, the index (file order) of each segment's first packet.
     private let trackOffsets: [[Int]]
 
@@ -52,9 +52,23 @@ final class SegmentMaker {
     }
 
     /// The input video packets segment `k` reads: those it copies, or those decoded for its pictures.
-    private func inputPackets(of k: Int) -> Range<Int> {
-        plan.rendering == .encoded ? plan.decodedPackets[k] : plan.positions[k]
+    private func inputPackets(of k: Int, seeking: Bool) -> Range<Int> {
+        // Decoded in one run, the video is read by the decoder's own reader (`ContinuousDecoding`).
+        if decodesContinuously(seeking: seeking) { return 0..<0 }
+        return plan.rendering == .encoded ? plan.decodedPackets[k] : plan.positions[k]
     }
+
+    /// Whether the video is decoded in one run from the start rather than segment by segment: a
+    /// video without presentation times always; a whole encoded presentation too, since every
+    /// segment is re-encoded and a run decodes each GOP once, where segment by segment a cut
+    /// inside a GOP would decode its first part twice. The pictures are the same either way: a
+    /// picture's pixels depend only on the packets from its keyframe on.
+    private func decodesContinuously(seeking: Bool) -> Bool {
+        plan.decodesFromStart || (plan.rendering == .encoded && !seeking)
+    }
+
+    /// The one run of the decoder, when the video is decoded so.
+    var continuous: ContinuousDecoding?
 
     /// Segment `k` for every row (in `rows` order): a row whose own work fails gets its error
     /// and the others go on; a failure of the input itself is thrown.
@@ -62,7 +76,7 @@ final class SegmentMaker {
     ///   - seeking: jump to the segment (one asked alone) rather than read on from the last.
     ///   - keepingPackets: also return the packets each track was made of.
     func render(segment k: Int, seeking: Bool, keepingPackets: Bool = false) throws -> [Result<Made, Error>] {
-        try render(segment: k, seeking: seeking, keepingPackets: keepingPackets, only: nil).map { $0! }
+        try render(segment: k, seeking: seeking, keepingPackets: keepingPackets, only: nil).compactMap { $0 }
     }
 
     /// Segment `k` for the rows `only` lists (by position in `rows`; nil: every row), nil for the
@@ -70,8 +84,8 @@ final class SegmentMaker {
     /// asks an encoded rendition's row for a segment it does not re-encode.
     func render(segment k: Int, seeking: Bool, keepingPackets: Bool, only: Set<Int>?) throws -> [Result<Made, Error>?] {
         let asked = only ?? Set(rows.indices)
-        let keepFrom = k + 1 < plan.segmentCount ? inputPackets(of: k + 1).lowerBound : Int.max
-        let packets = try reader.packets(ofSegment: k, video: inputPackets(of: k), keepFrom: keepFrom, seeking: seeking)
+        let keepFrom = k + 1 < plan.segmentCount && !decodesContinuously(seeking: seeking) ? inputPackets(of: k + 1, seeking: seeking).lowerBound : Int.max
+        let packets = try reader.packets(ofSegment: k, video: inputPackets(of: k, seeking: seeking), keepFrom: keepFrom, seeking: seeking)
         var encoders: [Int: SegmentEncoder] = [:]
         var failures: [Int: Error] = [:]
         for (n, row) in rows.enumerated() where row.reencodes[k] && asked.contains(n) {
@@ -84,7 +98,7 @@ final class SegmentMaker {
         }
         var decoded = 0
         if !encoders.isEmpty {
-            decoded = try decode(packets.video, segment: k) { frame, pts in
+            let onPicture = { (frame: Frame, pts: Int64) in
                 for (n, encoder) in encoders where failures[n] == nil {
                     do {
                         try encoder.consume(frame, pts: pts, exclusive: encoders.count == 1)
@@ -93,6 +107,8 @@ final class SegmentMaker {
                     }
                 }
             }
+            decoded = decodesContinuously(seeking: seeking) ? try decodeContinuously(segment: k, onPicture: onPicture)
+                                                             : try decode(packets.video, segment: k, onPicture: onPicture)
         }
         var shared: Result<Made, Error>?
         var results: [Result<Made, Error>?] = []
@@ -120,40 +136,6 @@ final class SegmentMaker {
             results.append(made)
         }
         return results
-    }
-
-    /// Decodes `packets` (the segment's GOPs) and hands on each picture presented in segment `k`,
-    /// in presentation order; returns how many were decoded. The decoder is drained and reset
-    /// afterwards, as if the segment had been decoded alone.
-    private func decode(_ packets: [Packet], segment k: Int, onPicture: (Frame, Int64) throws -> Void) throws -> Int {
-        let decoder = try self.decoder ?? Decoder(stream: reader.videoStream, file: source.input, threads: source.settings.threads)
-        self.decoder = decoder
-        let frame = try Frame()
-        var pictures = 0
-        let policy = source.damagePolicy
-        // Damage counts only where a picture of this segment is concerned: its GOP's earlier
-        // pictures (decoded for their references) and an open GOP's leading ones do not matter.
-        func record(_ damage: MediaError) throws {
-            damagedPackets += 1
-            if policy == .fail {
-                throw MediaError(file: source.input, detail: "damaged data (\(damage)); stopped (--errors fail)", code: damage.code)
-            }
-        }
-        func handle(_ frame: Frame) throws {
-            guard let pts = frame.bestEffortTimestamp ?? frame.presentationTimestamp, plan.segment(containing: pts) == k else { return }
-            if frame.isDamaged { try record(MediaError(file: source.input, detail: "the picture at \(pts) is damaged")) }
-            pictures += 1
-            try onPicture(frame, pts)
-        }
-        for packet in packets {
-            try Interruption.throwIfRequested()
-            let inSegment = packet.presentationTimestamp.map { plan.segment(containing: $0) == k } ?? true
-            try decoder.decode(packet, into: frame, onDamage: { damage, sending in if sending && inSegment { try record(damage) } },
-                               onFrame: handle)
-        }
-        try decoder.decode(nil, into: frame, onDamage: { _, _ in }, onFrame: handle)
-        decoder.flush()
-        return pictures
     }
 
     /// Row `row`'s segment `k`: its video (copied from `packets`, or what `encoder` made) and

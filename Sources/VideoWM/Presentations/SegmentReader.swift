@@ -31,6 +31,9 @@ final class SegmentReader {
     private var nextPosition: Int? = 0
     private var aheadVideo: [(position: Int, packet: Packet)] = []
     private var aheadTracks: [(track: Int, segment: Int, packet: Packet)] = []
+    /// Per track, the time of its last packet read: a packet without timestamps goes where the
+    /// one before it went, as the index counted it.
+    private var previousTicks: [Int: Int64] = [:]
     private var atEnd = false
 
     init(source: PresentationSource, plan: PresentationPlan) throws {
@@ -92,6 +95,7 @@ final class SegmentReader {
         }
         aheadVideo = []
         aheadTracks = []
+        previousTicks = [:]
         atEnd = false
         if input.seek(videoStream, toKeyframeBefore: source.index.packets[position].pts) {
             nextPosition = nil
@@ -103,6 +107,7 @@ final class SegmentReader {
 
     private func restart() throws {
         input = try InputFile(path: source.input)
+        previousTicks = [:]
         nextPosition = 0
         aheadVideo = []
         aheadTracks = []
@@ -162,7 +167,8 @@ final class SegmentReader {
                 nextPosition = position + 1
                 take(position: position, packet: packet)
             } else if let track = trackOfStream[stream] {
-                let ticks = packet.presentationTimestamp ?? packet.decodeTimestamp ?? Int64.min
+                let ticks = packet.presentationTimestamp ?? packet.decodeTimestamp ?? previousTicks[track] ?? Int64.min
+                previousTicks[track] = ticks
                 take(track: track, segment: plan.segment(containing: ticks, in: input.stream(stream).timeBase), packet: packet)
             }
         }

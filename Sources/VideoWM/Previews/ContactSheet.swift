@@ -96,25 +96,28 @@ public enum ContactSheet {
             let display = locator.rotation.displaySize(storedWidth: located.frame.width, storedHeight: located.frame.height)
             let frameColorSpace = located.frame.color.frameColorSpace
             if layout == nil {
-                layout = Layout(count: frames, displayWidth: display.width, displayHeight: display.height)
+                let made = Layout(count: frames, displayWidth: display.width, displayHeight: display.height)
+                layout = made
                 if frameColorSpace.isHDR && hdr == .keptHDR { sheetColorSpace = frameColorSpace }
-                sheet = StraightRGBAImage(width: layout!.sheetWidth, height: layout!.sheetHeight,
-                                          fill: Self.color(background, in: sheetColorSpace))
+                sheet = StraightRGBAImage(width: made.sheetWidth, height: made.sheetHeight, fill: Self.color(background, in: sheetColorSpace))
             }
             if frameColorSpace.isHDR && hdr == .toneMappedToSDR && toneMapping?.colorSpace != frameColorSpace {
                 toneMapping = HDRToneMapping(colorSpace: frameColorSpace, sourcePeakNits: located.frame.sourcePeakNits)
             }
-            guard let layout else { continue }
+            guard let layout, var drawn = sheet else { continue }
+            // Taken out while it changes, so its pixels have one owner and are not copied.
+            sheet = nil
+            defer { sheet = drawn }
             let tile = try MarkedStill.upright(located, rotation: locator.rotation, compositor: compositor, file: video,
                                                 scaledTo: (layout.tileWidth, layout.tileHeight), hdr: hdr, toneMapping: toneMapping)
             if index == 0 { codePoints = tile.codePoints }
             let origin = layout.tileOrigin(index)
-            sheet!.paste(tile.image, atX: origin.x, y: origin.y)
+            drawn.paste(tile.image, atX: origin.x, y: origin.y)
             let rendered = try fonts.render(TextStyle(text: label(for: located.time), capHeightPixels: Layout.labelCapHeight,
                                                       color: labelColor, maxWidthPixels: Double(layout.tileWidth)))
             let box = rendered.sprite.layoutBox
             let labelTop = origin.y + layout.tileHeight + (Layout.labelHeight - box.height) / 2
-            sheet!.withCanvas(colorSpace: sheetColorSpace) { canvas in
+            drawn.withCanvas(colorSpace: sheetColorSpace) { canvas in
                 canvas.blend(PreparedMark(sprite: rendered.sprite), atX: origin.x - box.x, y: labelTop - box.y, opacity: 255)
             }
         }
@@ -139,8 +142,9 @@ extension StraightRGBAImage {
         let rowBytes = image.width * 4, sheetWidth = width
         pixels.withUnsafeMutableBufferPointer { target in
             image.pixels.withUnsafeBufferPointer { source in
+                guard let to = target.baseAddress, let from = source.baseAddress else { return }
                 for row in 0..<image.height {
-                    (target.baseAddress! + ((y + row) * sheetWidth + x) * 4).update(from: source.baseAddress! + row * rowBytes, count: rowBytes)
+                    (to + ((y + row) * sheetWidth + x) * 4).update(from: from + row * rowBytes, count: rowBytes)
                 }
             }
         }

@@ -43,10 +43,12 @@ enum MarkedStill {
         let frame = located.frame
         let sar = frame.sampleAspectRatio
         let format = FrameMarker.markingFormat(forDecoded: frame.pixelFormat)
-        let scaled = request.flatMap {
-            VideoEncoderConfiguration.scaledPicture(width: frame.width, height: frame.height,
-                                                    pixelAspect: PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator)),
-                                                    rotation: rotation, request: $0.scale, upscale: $0.upscale, layout: format.planarLayout!)
+        let scaled = request.flatMap { request in
+            format.planarLayout.flatMap {
+                VideoEncoderConfiguration.scaledPicture(width: frame.width, height: frame.height,
+                                                        pixelAspect: PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator)),
+                                                        rotation: rotation, request: request.scale, upscale: request.upscale, layout: $0)
+            }
         }
         let pixelAspect = scaled != nil ? .square : PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator))
         let picture = scaled ?? (frame.width, frame.height)

@@ -120,10 +120,11 @@ enum CaptionText {
         let clock = text[..<separator].split(separator: ":", omittingEmptySubsequences: false)
         guard fraction.count == 3, fraction.allSatisfy({ $0.isASCII && $0.isNumber }), (2...3).contains(clock.count),
               clock.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return nil }
-        let numbers = clock.map { Int64($0)! }
+        let numbers = clock.compactMap { Int64($0) }
+        guard numbers.count == clock.count, let milliseconds = Int64(fraction) else { return nil }
         let (hours, minutes, seconds) = numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : (0, numbers[0], numbers[1])
         guard minutes < 60, seconds < 60, clock.suffix(2).allSatisfy({ $0.count == 2 }) else { return nil }
-        return PresentationTime(milliseconds: ((hours * 60 + minutes) * 60 + seconds) * 1000 + Int64(fraction)!)
+        return PresentationTime(milliseconds: ((hours * 60 + minutes) * 60 + seconds) * 1000 + milliseconds)
     }
 
     /// "hh:mm:ss.ttt", rounded to the nearest millisecond; negative times are 0.

@@ -167,7 +167,8 @@ enum CaptionFileText {
         var scalars = String.UnicodeScalarView()
         for byte in bytes {
             let value = (0x80...0x9F).contains(byte) ? high[Int(byte) - 0x80] : UInt32(byte)
-            scalars.append(Unicode.Scalar(value)!)
+            // Every value in the table, and every byte, is a scalar (none a surrogate).
+            scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
         }
         return String(scalars)
     }

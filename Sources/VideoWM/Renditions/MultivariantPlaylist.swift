@@ -173,9 +173,10 @@ extension MultivariantPlaylist {
                     throw ParseProblem(description: "line \(number - 1): EXT-X-STREAM-INF without a BANDWIDTH")
                 }
                 let size = a["RESOLUTION"]?.lowercased().split(separator: "x").compactMap { Int($0) }
+                let (width, height) = size.map { $0.count == 2 ? ($0[0], $0[1]) : (nil, nil) } ?? (nil, nil)
                 variants.append(Variant(bandwidth: bandwidth, averageBandwidth: a["AVERAGE-BANDWIDTH"].flatMap(Int.init) ?? bandwidth,
                                         codecs: a["CODECS"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? [],
-                                        width: size?.count == 2 ? size![0] : nil, height: size?.count == 2 ? size![1] : nil,
+                                        width: width, height: height,
                                         frameRate: a["FRAME-RATE"].flatMap(Double.init), audioGroup: a["AUDIO"], subtitlesGroup: a["SUBTITLES"],
                                         uri: line))
                 pending = nil

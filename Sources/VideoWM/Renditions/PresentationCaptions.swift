@@ -39,8 +39,9 @@ public struct PresentationCaptions: Sendable, Equatable {
         var seen: [String: Int] = [:]
         for index in tracks.indices {
             let name = tracks[index].name
-            seen[name, default: 0] += 1
-            if seen[name]! > 1 { tracks[index].name = "\(name) (\(seen[name]!))" }
+            let count = seen[name, default: 0] + 1
+            seen[name] = count
+            if count > 1 { tracks[index].name = "\(name) (\(count))" }
         }
         return PresentationCaptions(tracks: tracks, notices: notices)
     }

@@ -193,7 +193,8 @@ public struct RenditionLadder: Sendable, Equatable {
         renditions = wanted.map { rung in
             let size = Self.size(of: rung.lines, source: source)
             let standard = StandardBitRates.rate(width: size.width, height: size.height, codec: codec)
-            return PlannedRendition(lines: rung.lines, width: size.width, height: size.height,
+            // An odd rung (301) is sized even (300): named by the lines it has.
+            return PlannedRendition(lines: rung.lines == sourceLines ? rung.lines : min(size.width, size.height), width: size.width, height: size.height,
                                     storedWidth: source.rotation.swapsAxes ? size.height : size.width,
                                     storedHeight: source.rotation.swapsAxes ? size.width : size.height,
                                     bitRate: rung.bitRate ?? standard, bitRateGiven: rung.bitRate != nil,

@@ -108,12 +108,12 @@ struct SmartPlan: Sendable, Equatable {
             var end = g + 1
             // Grow the run until the GOP after it may be copied.
             while end < gops.count, marked[end] || seams[end] == nil { end += 1 }
-            let seam = end < gops.count ? seams[end]! : Seam()
+            let seam = end < gops.count ? seams[end] ?? Seam() : Seam()
             var replaced = Array(gops[g].packets.lowerBound..<gops[end - 1].packets.upperBound)
             replaced += seam.extraPackets
             let first = gops[g]
             let decodeStart = !first.leadingPackets.isEmpty && g > 0 ? gops[g - 1].packets.lowerBound : first.packets.lowerBound
-            spans.append(ReencodedSpan(replacedPackets: replaced, decodedPackets: decodeStart..<(replaced.last! + 1),
+            spans.append(ReencodedSpan(replacedPackets: replaced, decodedPackets: decodeStart..<((replaced.last ?? decodeStart) + 1),
                                        keyframeBecomingBLA: seam.keyframeBecomingBLA, keyframeBecomingIDR: seam.keyframeBecomingIDR))
             g = end
         }

@@ -85,12 +85,12 @@ final class SpliceSink {
         }
         if let seams = try seams() {
             do {
-                try seams.noteEncoded(annexBUnits(Array(UnsafeRawBufferPointer(packet.bytes))))
+                try seams.noteEncoded(annexBUnits(packet.withBytes { Array($0) }))
             } catch {
                 throw Failure(reason: error.description)
             }
         }
-        if let bytes = bitstream.encoded(UnsafeRawBufferPointer(packet.bytes), isKeyframe: packet.isKeyframe) {
+        if let bytes = packet.withBytes({ bitstream.encoded($0, isKeyframe: packet.isKeyframe) }) {
             try packet.replaceData(with: bytes, file: file)
         }
         try write(packet)
@@ -130,8 +130,10 @@ final class SpliceSink {
         scratch.clearPosition()
         let edited: [UInt8]?
         do {
-            edited = try bitstream.copied(UnsafeRawBufferPointer(packet.bytes), isKeyframe: packet.isKeyframe,
-                                          firstAfterSpan: previousWasEncoded, blaType: blaType, h264Seams: try seams(), index: index)
+            let seams = try seams()
+            edited = try packet.withBytes {
+                try bitstream.copied($0, isKeyframe: packet.isKeyframe, firstAfterSpan: previousWasEncoded, blaType: blaType, h264Seams: seams, index: index)
+            }
         } catch let error as H264HeaderError {
             throw Failure(reason: error.description)
         }

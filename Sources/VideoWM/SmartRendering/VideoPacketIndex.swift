@@ -98,26 +98,27 @@ struct VideoPacketIndex: Sendable {
             if packet.decodeTimestamp == nil { missingDecodeTimestamps = true }
             var summary = PacketNALSummary()
             if let framing, let codec {
-                let bytes = UnsafeRawBufferPointer(packet.bytes)
-                summary = PacketNALSummary(packet: bytes, framing: framing, codec: codec)
                 var quantiser: Int?
-                for range in nalUnitRanges(in: bytes, framing: framing) {
-                    let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound])
-                    if codec == .h264, type == 1 || type == 5 {
-                        if quantiser == nil { quantiser = slices?.quantiser(ofSlice: UnsafeRawBufferPointer(rebasing: bytes[range])) }
-                        continue
+                summary = packet.withBytes { bytes in
+                    for range in nalUnitRanges(in: bytes, framing: framing) {
+                        let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound])
+                        if codec == .h264, type == 1 || type == 5 {
+                            if quantiser == nil { quantiser = slices?.quantiser(ofSlice: UnsafeRawBufferPointer(rebasing: bytes[range])) }
+                            continue
+                        }
+                        let unit = Array(bytes[range])
+                        if isParameterSet(unit, codec: codec) && !inBand.contains(unit) {
+                            inBand.append(unit)
+                            if codec == .h264 { try? slices?.learn(unit) }
+                        }
                     }
-                    let unit = Array(bytes[range])
-                    if isParameterSet(unit, codec: codec) && !inBand.contains(unit) {
-                        inBand.append(unit)
-                        if codec == .h264 { try? slices?.learn(unit) }
-                    }
+                    return PacketNALSummary(packet: bytes, framing: framing, codec: codec)
                 }
                 if codec == .h264 { index.quantisers.append(quantiser) }
             }
             index.packets.append(IndexedVideoPacket(pts: pts, duration: packet.duration, isKeyframe: packet.isKeyframe, nal: summary))
             index.decodeTimestamps.append(packet.decodeTimestamp ?? pts)
-            index.sizes.append(packet.bytes.count)
+            index.sizes.append(packet.size)
             if !packet.isDiscarded { firstShown = min(firstShown ?? pts, pts) }
         }
         index.firstPresentationTimestamp = firstShown ?? index.packets.map(\.pts).min() ?? 0
@@ -191,7 +192,7 @@ func madeUpDecodeTimestamps(_ pts: [Int64], declaredDelay: Int) throws(VideoPack
     guard zip(sorted, sorted.dropFirst()).allSatisfy({ $0 < $1 }) else { throw .repeatedTimestamps }
     var rank: [Int64: Int] = [:]
     for (n, p) in sorted.enumerated() { rank[p] = n }
-    let measured = pts.enumerated().map { $0.offset - rank[$0.element]! }.max() ?? 0
+    let measured = pts.enumerated().map { $0.offset - (rank[$0.element] ?? $0.offset) }.max() ?? 0
     let delay = max(measured, declaredDelay, 0)
     let step = sorted.count > 1 ? sorted[1] - sorted[0] : 1
     return pts.indices.map { i in i >= delay ? sorted[i - delay] : sorted[0] - Int64(delay - i) * step }

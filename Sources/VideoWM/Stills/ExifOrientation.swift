@@ -15,7 +15,9 @@ struct ExifOrientation: Equatable, Sendable {
         self.rawValue = rawValue
     }
 
-    static let upright = ExifOrientation(1)!
+    private init(known rawValue: Int) { self.rawValue = rawValue }
+
+    static let upright = ExifOrientation(known: 1)
 
     /// 5…8 are quarter turns (with or without a mirror): the shown picture is stored sideways.
     var swapsWidthAndHeight: Bool { rawValue >= 5 }

@@ -50,7 +50,10 @@ enum JPEGWriter {
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 256)
-        let code = message.withUnsafeMutableBufferPointer { encode(&out, &length, $0.baseAddress!, $0.count) }
+        let code = message.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let text = buffer.baseAddress else { return -1 }
+            return encode(&out, &length, text, buffer.count)
+        }
         defer { free(out) }
         guard code == 0, let out else {
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

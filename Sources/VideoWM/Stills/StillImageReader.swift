@@ -44,13 +44,7 @@ enum StillImageReader {
         let shape = FrameConverter.Shape(width: frame.width, height: frame.height, format: frame.pixelFormat)
         let converter = try FrameConverter(from: shape, to: FrameConverter.Shape(width: frame.width, height: frame.height, format: .rgba),
                                            colors: colors, file: decoded.name)
-        let rgba = try converter.convert(frame).plane(0)!
-        var pixels = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
-        pixels.withUnsafeMutableBufferPointer { dst in
-            for row in 0..<frame.height {
-                (dst.baseAddress! + row * frame.width * 4).update(from: rgba.base + row * rgba.bytesPerRow, count: frame.width * 4)
-            }
-        }
+        let pixels = try converter.convert(frame).packedRGBA(width: frame.width, height: frame.height)
         return Decoded(image: StraightRGBAImage(width: frame.width, height: frame.height, pixels: pixels),
                        exifOrientation: decoded.exifOrientation, iccProfile: decoded.iccProfile)
     }

@@ -13,13 +13,7 @@ extension StraightRGBAImage {
                                            to: .init(width: size.width, height: size.height, format: .rgba),
                                            placement: .scaled(width: size.width, height: size.height),
                                            colors: ColorConversion(coefficients: .bt601, sourceFullRange: true, targetFullRange: true), file: file)
-        let plane = try withBorrowedFrame { try converter.convert($0).plane(0)! }
-        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
-        pixels.withUnsafeMutableBufferPointer { out in
-            for row in 0..<size.height {
-                (out.baseAddress! + row * size.width * 4).update(from: plane.base + row * plane.bytesPerRow, count: size.width * 4)
-            }
-        }
+        let pixels = try withBorrowedFrame { try converter.convert($0).packedRGBA(width: size.width, height: size.height) }
         return StraightRGBAImage(width: size.width, height: size.height, pixels: pixels)
     }
 }

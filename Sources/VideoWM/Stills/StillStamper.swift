@@ -118,9 +118,10 @@ public final class StillStamper {
         let destination = try StillImageWriter.reserve(output, overwrite: overwrite, inputs: [input])
         let compositor = try compositor(width: frame.width, height: frame.height)
         try frame.makeWritable(file: input)
-        let canvas = frame.planarCanvas(width: frame.width, height: frame.height,
-                                        colorSpace: Self.colorSpace(of: input, decoded: decoded, iccProfile: decoded.iccProfile))
-        try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time) }
+        try frame.withPlanarCanvas(width: frame.width, height: frame.height,
+                                   colorSpace: Self.colorSpace(of: input, decoded: decoded, iccProfile: decoded.iccProfile)) { canvas in
+            try LayerError.rethrowing { try compositor.composite(onto: canvas, at: time) }
+        }
         let bytes = try JPEGWriter.encode(ycbcr: frame, quality: quality, iccProfile: decoded.iccProfile, path: output)
         let blocks = metadata.blocks(forInput: input, heif: nil, width: frame.width, height: frame.height)
         try StillImageWriter.write(bytes: try StillMetadataChoice.inserting(blocks, into: bytes, format: .jpeg, path: output), into: destination)
@@ -152,7 +153,7 @@ public final class StillStamper {
 
     private func warnOnce(_ message: String) {
         if heldWarnings != nil {
-            heldWarnings!.append(message)
+            heldWarnings?.append(message)
         } else if warningsGiven.insert(message).inserted {
             warn(message)
         }

@@ -28,7 +28,8 @@ final class SecondThreadWork<Value>: @unchecked Sendable {
             pthread_join(thread, nil)
             self.thread = nil
         }
-        return try outcome!.get()
+        guard let outcome else { preconditionFailure("the joined thread set its outcome") }
+        return try outcome.get()
     }
 
     /// Whether the system can start a thread now (one is started and joined). Asked after a
@@ -45,7 +46,9 @@ final class SecondThreadWork<Value>: @unchecked Sendable {
         let entry = Unmanaged.passRetained(ThreadEntry(body)).toOpaque()
         var handle = pthread_t()
         let code = pthread_create(&handle, nil, { raw in
-            Unmanaged<ThreadEntry>.fromOpaque(raw!).takeRetainedValue().body()
+            // `raw` is the entry passed below.
+            guard let raw else { return nil }
+            Unmanaged<ThreadEntry>.fromOpaque(raw).takeRetainedValue().body()
             return nil
         }, entry)
         guard code == 0 else {

@@ -47,8 +47,8 @@ enum WriteOnceFile {
         // Held until close: a later run removes only temporary files nobody holds.
         _ = flock(fd, LOCK_EX | LOCK_NB)
         var written = 0
-        while written < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+        while written < bytes.count, let base = bytes.baseAddress {
+            let n = Glibc.write(fd, base + written, bytes.count - written)
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno

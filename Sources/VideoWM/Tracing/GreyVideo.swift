@@ -153,17 +153,21 @@ final class GreyFrames: LumaFrameSource {
     /// when the frame's shape changes.
     private func convert(to size: (width: Int, height: Int), with scaler: inout Scaler?) throws -> LumaImage {
         let stored = rotation.swapsAxes ? (size.height, size.width) : (size.width, size.height)
-        if scaler == nil || scaler!.width != frame.width || scaler!.height != frame.height || scaler!.format != frame.pixelFormat
-            || scaler!.target != stored.0 {
+        let current: Scaler
+        if let scaler, scaler.width == frame.width, scaler.height == frame.height, scaler.format == frame.pixelFormat, scaler.target == stored.0 {
+            current = scaler
+        } else {
             // Full-range luma from whatever range the video has (the same conversion for leak and original).
             let colors = ColorConversion.toRGBA(from: frame.color, format: frame.pixelFormat, height: frame.height, stillRange: false)
-            scaler = Scaler(width: frame.width, height: frame.height, format: frame.pixelFormat, target: stored.0,
-                            scaler: try PixelScaler(from: (frame.width, frame.height, frame.pixelFormat), to: (stored.0, stored.1, .gray8),
-                                                    colors: colors, file: path))
+            current = Scaler(width: frame.width, height: frame.height, format: frame.pixelFormat, target: stored.0,
+                             scaler: try PixelScaler(from: (frame.width, frame.height, frame.pixelFormat), to: (stored.0, stored.1, .gray8),
+                                                     colors: colors, file: path))
+            scaler = current
         }
         var bytes = [UInt8](repeating: 0, count: stored.0 * stored.1)
         try bytes.withUnsafeMutableBufferPointer { buffer in
-            try scaler!.scaler.scale(frame, intoPacked: buffer.baseAddress!, bytesPerRow: stored.0)
+            guard let base = buffer.baseAddress else { return }
+            try current.scaler.scale(frame, intoPacked: base, bytesPerRow: stored.0)
         }
         let image = bytes.withUnsafeBufferPointer { LumaImage(width: stored.0, height: stored.1, bytes: $0, bytesPerRow: stored.0) }
         return image.rotated(clockwiseQuarterTurns: rotation.clockwiseQuarterTurns)

@@ -103,8 +103,8 @@ public final class SegmentCache: @unchecked Sendable {
         _ = flock(fd, LOCK_EX | LOCK_NB)
         var written = 0
         try bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+            while written < buffer.count, let base = buffer.baseAddress {
+                let n = Glibc.write(fd, base + written, buffer.count - written)
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw CacheError(path: temporary, operation: "writing", code: errno)

@@ -58,7 +58,7 @@ public final class ServerMetrics: @unchecked Sendable {
                 for sample in samples { lines.append("\(name)\(sample.labels) \(sample.value)") }
             }
             metric("videowm_http_requests_total", "counter", "HTTP requests answered, by status code.",
-                   requestsByStatus.keys.sorted().map { ("{code=\"\($0)\"}", String(requestsByStatus[$0]!)) })
+                   requestsByStatus.sorted { $0.key < $1.key }.map { ("{code=\"\($0.key)\"}", String($0.value)) })
             metric("videowm_http_sent_bytes_total", "counter", "Response body bytes sent.", [("", String(bytesSent))])
             metric("videowm_cache_hits_total", "counter", "Lecture files served from the cache as they were.", [("", String(cacheHits))])
             metric("videowm_cache_misses_total", "counter", "Lecture files that had to be made (or waited for) first.", [("", String(cacheMisses))])

@@ -96,13 +96,14 @@ struct BatchCommand: ToolCommand {
     mutating func validate() throws {
         _ = try marks.requireConfig(command: Self.name)
         guard csvPath != nil else { throw UsageError("--vars FILE.csv is required (one row per output)", command: Self.name) }
-        guard outputTemplate != nil else { throw UsageError("--output TEMPLATE is required, e.g. --output 'out/{id}.mp4'", command: Self.name) }
+        guard let outputTemplate else { throw UsageError("--output TEMPLATE is required, e.g. --output 'out/{id}.mp4'", command: Self.name) }
         try size.validate(command: Self.name)
         (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
         try metadata.validate(for: .video, command: Self.name)
         encode.settings.tags = metadata.tags
-        try encode.validate(command: Self.name, output: OutputTarget(path: outputTemplate!))
-        try hls.validate(command: Self.name, output: outputTemplate!)
+        let target = try OutputTarget(path: outputTemplate)
+        try encode.validate(command: Self.name, output: target)
+        try hls.validate(command: Self.name, output: target)
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)
         }
@@ -112,9 +113,9 @@ struct BatchCommand: ToolCommand {
 
     func run(console: Console) throws {
         outputOptions.configure(console)
-        let config = try WatermarkConfig.load(path: try marks.requireConfig(command: Self.name), warn: console.warningHandler)
-        let table = try CSVTable.load(path: csvPath!)
-        let template = try OutputPathTemplate(outputTemplate!)
+        let config = try marks.config(console: console, command: Self.name)
+        let table = try CSVTable.load(path: try csvPath.required("--vars FILE.csv", command: Self.name))
+        let template = try OutputPathTemplate(try outputTemplate.required("--output TEMPLATE", command: Self.name))
         let plan = try BatchPlan(config: config, table: table, outputTemplate: template, fixedVariables: marks.variables,
                                  warn: console.warningHandler)
         let selected = try shard.map(BatchShard.parse)

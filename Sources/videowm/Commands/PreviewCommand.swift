@@ -40,7 +40,7 @@ struct PreviewCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
-        try ContactSheet.make(video: input, output: output!, frames: frames, compositor: compositor, overwrite: outputOptions.overwrite,
-                              hdr: hdr, warn: console.warningHandler)
+        try ContactSheet.make(video: input, output: try output.required("-o SHEET.png", command: Self.name), frames: frames, compositor: compositor,
+                              overwrite: outputOptions.overwrite, hdr: hdr, warn: console.warningHandler)
     }
 }

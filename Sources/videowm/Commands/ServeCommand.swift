@@ -81,7 +81,7 @@ struct ServeCommand: ToolCommand {
         }
         // The token key as the platform shares it: the file's bytes, 32 to 4096 (RFC 7518 §3.2:
         // at least 256 bits for HS256), owner-only as every key file.
-        let tokenKey = try SecretKey.read(fromFile: tokenKeyFile!, byteCounts: 32...4096)
+        let tokenKey = try SecretKey.read(fromFile: try tokenKeyFile.required("--token-key-file FILE", command: Self.name), byteCounts: 32...4096)
         var salt = Array("videowm \(CommandLineTool.version)\u{0}".utf8)
         var markKey: SecretKey?
         if let markKeyFile {

@@ -13,12 +13,20 @@ import VideoWM
 struct MarkOptions {
     var configPath: String?
     var variables: [String: String] = [:]
+    var keyFilePath: String?
+
+    /// The variable that names the key file when `--key-file` is not given.
+    static let keyFileVariable = "VIDEOWM_KEY_FILE"
 
     static var options: OptionGroup<Self> {
         OptionGroup("Mark options", [
             .text("-c", "--config", placeholder: "FILE", help: "watermark config (JSON)") { $0.configPath = $1 },
             .parsed("--var", placeholder: "KEY=VALUE", help: "value for a {KEY} placeholder (repeatable; kept verbatim)",
                     example: "name=Ada", parse: Parse.variable) { $0.variables[$1.key] = $1.value },
+            .text("--key-file", placeholder: "FILE", help: """
+                  the platform's key ('videowm keygen'; default: the file \(keyFileVariable) names): random paths that \
+                  differ by row are derived from it, so nobody without it can compute a student's path
+                  """, example: "platform.key") { $0.keyFilePath = $1 },
         ])
     }
 
@@ -27,10 +35,22 @@ struct MarkOptions {
         return configPath
     }
 
+    /// The key file to use: `--key-file`, else `VIDEOWM_KEY_FILE` when set and not empty.
+    func keyFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        keyFilePath ?? environment[Self.keyFileVariable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Loads the config, bound to the key when one is given: every config or key file mistake
+    /// surfaces here, before any output exists.
+    func config(console: Console, command: String) throws -> WatermarkConfig {
+        let config = try WatermarkConfig.load(path: try requireConfig(command: command), warn: console.warningHandler)
+        guard let keyFile = keyFile() else { return config }
+        return config.keyed(with: try KeyedDerivation(key: try SecretKey.read(fromFile: keyFile)))
+    }
+
     /// Loads the config and binds the variables: every config mistake surfaces here, before any output exists.
     func compositor(console: Console, command: String) throws -> Compositor {
-        let config = try WatermarkConfig.load(path: try requireConfig(command: command), warn: console.warningHandler)
-        return try Compositor.forJob(config: config, variables: variables, warn: console.warningHandler)
+        try Compositor.forJob(config: try config(console: console, command: command), variables: variables, warn: console.warningHandler)
     }
 }
 
@@ -51,7 +71,7 @@ struct OutputOptions {
     }
 
     /// The same group for commands that draw no progress (stills, contact sheets): `--progress`
-    /// is accepted there too (SPEC lists it among every command's output options) but shows nothing.
+    /// is accepted there too (docs/contract.md lists it among every command's output options) but shows nothing.
     static var optionsForCommandsWithoutProgress: OptionGroup<Self> {
         options.helping("--progress", "auto, bar, json or none: accepted as for transcode; nothing here reports progress")
     }
@@ -273,10 +293,10 @@ struct HLSOptions {
     }
 
     /// `--ladder` and `--subtitles` make renditions, which only an HLS output has.
-    func validate(command: String, output: String) throws {
-        let isPresentation = (output as NSString).pathExtension.lowercased() == "m3u8"
+    func validate(command: String, output: OutputTarget) throws {
+        let isPresentation = output.kind == .hlsPresentation
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
-            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output)", command: command)
+            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output.path)", command: command)
         }
     }
 

@@ -66,7 +66,7 @@ struct StampCommand: ToolCommand {
             try stamper.stamp(input: inputs[0], output: output)
             return
         }
-        let directory = self.directory!
+        let directory = try self.directory.required("-o OUTPUT or -d DIR", command: Self.name)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
             throw OutputError(file: directory, stage: .creating, detail: "no such folder")

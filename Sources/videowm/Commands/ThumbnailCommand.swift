@@ -48,7 +48,8 @@ struct ThumbnailCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let compositor = try marks.compositor(console: console, command: Self.name)
-        try ThumbnailMaker.make(video: video, output: output, at: at!, compositor: compositor, overwrite: outputOptions.overwrite,
-                                quality: quality, scale: size.request, upscale: size.upscale, hdr: hdr, warn: console.warningHandler)
+        try ThumbnailMaker.make(video: video, output: output, at: try at.required("--at SECONDS", command: Self.name), compositor: compositor,
+                                overwrite: outputOptions.overwrite, quality: quality, scale: size.request, upscale: size.upscale, hdr: hdr,
+                                warn: console.warningHandler)
     }
 }

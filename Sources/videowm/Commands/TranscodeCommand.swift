@@ -83,8 +83,9 @@ struct TranscodeCommand: ToolCommand {
         (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
         try metadata.validate(for: .video, command: Self.name)
         encode.settings.tags = metadata.tags
-        try encode.validate(command: Self.name, output: OutputTarget(path: output, part: onlyPart))
-        try hls.validate(command: Self.name, output: output)
+        let target = try OutputTarget(path: output, part: onlyPart)
+        try encode.validate(command: Self.name, output: target)
+        try hls.validate(command: Self.name, output: target)
         if onlyPart != nil && hls.ladderOptions != nil {
             throw UsageError("--only-segment makes one file of a single-rendition presentation; a ladder's segments are made alone through the library (LadderRow.render)", command: Self.name)
         }

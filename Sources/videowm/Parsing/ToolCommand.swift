@@ -38,3 +38,12 @@ struct CommandHelp {
     /// Paragraphs after the options (batch's exit codes), if any.
     var epilogue: String? = nil
 }
+
+extension Optional {
+    /// The value a command's `validate()` made sure of, in `run`: a usage error naming `option`
+    /// should it be missing after all, never a crash.
+    func required(_ option: String, command: String) throws -> Wrapped {
+        guard let self else { throw UsageError("\(option) is required", command: command) }
+        return self
+    }
+}

@@ -37,7 +37,7 @@ final class TranscodeProgressDisplay {
         let fps = Double(frames) / elapsed
         let speed = done / elapsed
         let fraction = total.map { $0 > 0 ? min(1, done / $0) : 0 }
-        let eta = fraction.flatMap { f in f > 0 && speed > 0 ? (total! - done) / speed : nil }
+        let eta = total.flatMap { total in (fraction ?? 0) > 0 && speed > 0 ? (total - done) / speed : nil }
         if line.mode == .json {
             let number = ProgressLine.number
             var fields = ["\"event\":\"\(final ? "done" : "progress")\"", "\"file\":\(jsonString(label))", "\"seconds\":\(number(done))",
