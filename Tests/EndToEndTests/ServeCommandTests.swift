@@ -28,9 +28,11 @@ struct ServeCommandTests {
         let second = try h.videowm("serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:\(first.port)", "--cache", "cache")
         #expect(second.status == 71 && second.stderr.contains("\(first.port)"), "\(second.stderr)")
         #expect(first.stop() == 0)
-        // Keyed mark paths wait for issue 27: a marks' key is refused rather than ignored.
-        let keyed = try h.videowm("serve", "library", "--token-key-file", "token.key", "--key-file", "token.key")
-        #expect(keyed.status == 64 && keyed.stderr.contains("--key-file"), "\(keyed.stderr)")
+        // A marks' key is checked as batch checks it: others may not read it (64), it must exist (66).
+        let looseKey = try h.videowm("serve", "library", "--token-key-file", "token.key", "--key-file", "open.key")
+        #expect(looseKey.status == 64 && looseKey.stderr.contains("open.key"), "\(looseKey.stderr)")
+        let noKey = try h.videowm("serve", "library", "--token-key-file", "token.key", "--key-file", "none.key")
+        #expect(noKey.status == 66 && noKey.stderr.contains("none.key"), "\(noKey.stderr)")
     }
 
     @Test func answersHealthAndExitsZeroOnSIGTERM() throws {

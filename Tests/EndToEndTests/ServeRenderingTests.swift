@@ -77,6 +77,45 @@ struct ServeRenderingTests {
 }
 
 extension ServeRenderingTests {
+    @Test("--key-file: a student's own segments are the bytes batch --key-file writes for their row (a random mark path drawn from the key), not those of the unkeyed batch")
+    func keyedMarksAreBatchsKeyedBytes() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let lab = try ServeLab(h)
+        // The lab's timing (segments 1 and 4 marked), the mark on a random path: what the key decides.
+        _ = try h.write("library/intro/marks.json", #"""
+            { "watermarks": [ { "text": "{email}", "size": 0.12, "opacity": 0.9, "start": 2.5, "interval": 1000, "skip": 5000,
+                                "animation": { "type": "random", "duration": 500 } } ] }
+            """#)
+        let key = h.path("marks.key")
+        #expect(try h.videowm("keygen", key, "-q").status == 0)
+        _ = try h.write("students.csv", "id,email\nada,ada@example.com\n")
+        for (folder, keyed) in [("keyed", true), ("plain", false)] {
+            try FileManager.default.createDirectory(atPath: h.path(folder), withIntermediateDirectories: true)
+            let batch = try h.videowm(arguments: ["batch", lab.lecture, "-c", h.path("library/intro/marks.json"), "--vars", h.path("students.csv"),
+                                                  "--output", h.path(folder + "/{id}.m3u8"), "--segment", "2", "-q"] + (keyed ? ["--key-file", key] : []))
+            try #require(batch.status == 0, "\(batch.stderr)")
+        }
+        let server = try lab.startServer(extra: ["--key-file", key])
+        let token = try lab.tokens(["ada@example.com"])[0]
+        let served = try Self.fetchPresentation(h, base: server.base, token: token)
+        let keyedFiles = try HLSBatchTests.files(of: h.path("keyed/ada.m3u8"))
+        let plainFiles = try HLSBatchTests.files(of: h.path("plain/ada.m3u8"))
+        try #require(served.count == keyedFiles.count && plainFiles.count == keyedFiles.count)
+        var ownCompared = 0
+        for (k, file) in served.enumerated() {
+            let keyed = try Data(contentsOf: URL(fileURLWithPath: h.path("keyed/" + keyedFiles[k])))
+            #expect(file.body == keyed, "\(file.uri) differs from batch --key-file's \(keyedFiles[k])")
+            if file.uri.contains("/own/") {
+                let plain = try Data(contentsOf: URL(fileURLWithPath: h.path("plain/" + plainFiles[k])))
+                #expect(file.body != plain, "\(file.uri): the same bytes with and without the key")
+                ownCompared += 1
+            }
+        }
+        #expect(ownCompared == ServeLab.ownSegments.count)
+        #expect(server.stop() == 0)
+    }
+
     /// Each student's files in playlist order through `base` (the init first), fetched `copies`
     /// times at once (a player and its retry), and checked equal.
     static func fetchPresentation(_ h: Harness, base: String, token: String, copies: Int = 1) throws -> [(uri: String, body: Data)] {

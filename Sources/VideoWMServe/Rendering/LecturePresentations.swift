@@ -54,16 +54,13 @@ struct PresentationUnavailable: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
-/// The seam for keyed mark paths (issue 27, engineer B's branch keyed-trace): once
-/// `WatermarkConfig.keyed(with: KeyedDerivation(key:))` is in VideoWM, the config is bound to
-/// the key here, as the marking commands bind theirs. Until then a key cannot be honoured, and
-/// `serve --key-file` is refused at start (the command checks `isAvailable`).
-public enum MarkKeying {
-    public static let isAvailable = false
-
+/// Keyed mark paths (issue 27): the config bound to the marks' key as the marking commands
+/// bind theirs (`--key-file`), so a student's random mark path is the one batch draws for
+/// their row with the same key.
+enum MarkKeying {
     static func keyed(_ config: WatermarkConfig, with key: SecretKey?) throws -> WatermarkConfig {
-        guard key == nil else { throw PresentationUnavailable(reason: "keyed mark paths (--key-file, issue 27) are not in this build yet") }
-        return config
+        guard let key else { return config }
+        return config.keyed(with: try KeyedDerivation(key: key))
     }
 }
 

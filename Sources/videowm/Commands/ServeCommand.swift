@@ -21,7 +21,7 @@ struct ServeCommand: ToolCommand {
             .parsed("--listen", placeholder: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080: this machine only; 0.0.0.0:8080 for every interface)",
                     example: "127.0.0.1:9090", parse: Self.address) { $0.listen = $1 },
             .text("--token-key-file", placeholder: "FILE", help: "the key the platform signs tokens with (HS256; the file's bytes, at least 32)") { $0.tokenKeyFile = $1 },
-            .text("--key-file", placeholder: "FILE", help: "the marks' key (keyed mark paths, issue 27): refused by this build until they are in it") { $0.markKeyFile = $1 },
+            .text("--key-file", placeholder: "FILE", help: "the platform's key for keyed mark paths, as batch's --key-file (default: the file \(MarkOptions.keyFileVariable) names)") { $0.markKeyFile = $1 },
             .text("--cache", placeholder: "DIR", help: "folder of rendered files, shareable by several serve processes (default LIBRARY/.videowm-cache)") { $0.cache = $1 },
             .parsed("--cache-size", placeholder: "SIZE", help: "bound on the cache, least recently used files removed past it (default 10G; K, M, G, T)",
                     example: "500M", parse: Self.size) { $0.cacheBytes = $1 },
@@ -84,10 +84,9 @@ struct ServeCommand: ToolCommand {
         let tokenKey = try SecretKey.read(fromFile: try tokenKeyFile.required("--token-key-file FILE", command: Self.name), byteCounts: 32...4096)
         var salt = Array("videowm \(CommandLineTool.version)\u{0}".utf8)
         var markKey: SecretKey?
-        if let markKeyFile {
-            guard MarkKeying.isAvailable else {
-                throw UsageError("--key-file: keyed mark paths (issue 27) are not in this build yet; serve without it", command: Self.name)
-            }
+        // As batch: --key-file, else the file VIDEOWM_KEY_FILE names (the same key, the same marks).
+        let environment = ProcessInfo.processInfo.environment[MarkOptions.keyFileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let markKeyFile = markKeyFile ?? environment {
             // The marks' key changes every student's marked bytes: a code made with it goes into
             // each lecture's revision, so a new key never serves files made with the old one.
             let key = try SecretKey.read(fromFile: markKeyFile)
