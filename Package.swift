@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
         .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CCrypto", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
         // `videowm serve`: the HTTP origin, a thin layer over VideoWM (tokens, routes, cache, render pool).
-        .target(name: "VideoWMServe", dependencies: ["VideoWM", "CMicroHTTPD", "CProcessGuard"]),
+        .target(name: "VideoWMServe", dependencies: ["VideoWM", "Animation", "CMicroHTTPD", "CProcessGuard"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.

@@ -22,6 +22,9 @@ static inline size_t vwm_mhd_keep_escapes(void *cls, struct MHD_Connection *conn
 }
 
 /// Starts a daemon on `address` with the options the server sets (see HTTPDaemon.swift).
+/// No MHD_OPTION_LISTENING_ADDRESS_REUSE: its 1 sets SO_REUSEPORT, which let a second server
+/// bind the same port and take half its connections (a stale process answered with old code);
+/// MHD's default, SO_REUSEADDR, is what a quick restart needs.
 static inline struct MHD_Daemon *vwm_mhd_start(unsigned int flags,
                                                const struct sockaddr *address,
                                                MHD_AccessHandlerCallback handler, void *handler_context,
@@ -40,7 +43,6 @@ static inline struct MHD_Daemon *vwm_mhd_start(unsigned int flags,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_THREAD_POOL_SIZE, polling_threads,
                             MHD_OPTION_UNESCAPE_CALLBACK, vwm_mhd_keep_escapes, NULL,
-                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                             MHD_OPTION_END);
 }
 

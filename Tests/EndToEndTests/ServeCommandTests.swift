@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `videowm serve` as a process: its start-up errors' exit codes, /healthz and /metrics,
-/// and SIGTERM draining to exit 0. (Rendering through it waits for the segment API.)
+/// and SIGTERM draining to exit 0 (rendering through it: ServeRenderingTests).
 @Suite("serve command")
 struct ServeCommandTests {
     @Test func refusesBadStartsWithTheContractsCodes() throws {
@@ -23,6 +23,16 @@ struct ServeCommandTests {
         #expect(try h.videowm("serve", "library", "--token-key-file", "token.key", "--listen", "example.com:80").status == 64)
         #expect(try h.videowm("serve", "no-library", "--token-key-file", "token.key").status == 66)
         #expect(try h.videowm("serve", "library", "--token-key-file", "token.key", "--cache-size", "12").status == 64)
+        // A port another server listens on is refused (71), not shared with it.
+        let first = try ServeProcess(h, arguments: ["serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:0", "--cache", "cache"])
+        let second = try h.videowm("serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:\(first.port)", "--cache", "cache")
+        #expect(second.status == 71 && second.stderr.contains("\(first.port)"), "\(second.stderr)")
+        #expect(first.stop() == 0)
+        // A marks' key is checked as batch checks it: others may not read it (64), it must exist (66).
+        let looseKey = try h.videowm("serve", "library", "--token-key-file", "token.key", "--key-file", "open.key")
+        #expect(looseKey.status == 64 && looseKey.stderr.contains("open.key"), "\(looseKey.stderr)")
+        let noKey = try h.videowm("serve", "library", "--token-key-file", "token.key", "--key-file", "none.key")
+        #expect(noKey.status == 66 && noKey.stderr.contains("none.key"), "\(noKey.stderr)")
     }
 
     @Test func answersHealthAndExitsZeroOnSIGTERM() throws {

@@ -105,6 +105,10 @@ struct CacheAndLibraryTests {
             (#"{"video": "lecture.mp4", "config": "marks.json", "segment": 0}"#, "segment must be 1…60"),
             (#"{"video": "lecture.mp4", "config": "marks.json", "subtitles": [{"file": "en.srt", "lang": "en"}]}"#, "subtitles[0]: unknown field 'lang'"),
             ("[1]", "is not a JSON object"),
+            (#"{"video": "lecture.mp4", "config": "marks.json", "ladder": "720,720"}"#, "ladder lists 720 twice"),
+            (#"{"video": "lecture.mp4", "config": "marks.json", "ladder": "tall"}"#, "ladder 'tall' is not HEIGHT or HEIGHT:RATE"),
+            (#"{"video": "lecture.mp4", "config": "marks.json", "subtitles": [{"file": "en.txt"}]}"#, "en.txt' is neither .srt nor .vtt"),
+            (#"{"video": "lecture.mp4", "config": "marks.json", "subtitles": [{"file": "en.srt", "language": "english!"}]}"#, "subtitles[0]: 'english!' is not a language tag"),
         ]
         for (json, problem) in problems {
             try write(json)

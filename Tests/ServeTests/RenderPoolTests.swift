@@ -13,28 +13,40 @@ struct RenderPoolTests {
         return ServeFixture.uris(in: media.text).filter { $0.contains("/own/") }
     }
 
-    /// Runs `body` on `count` threads at once and waits for all.
-    func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    /// Runs `body` on `count` threads of their own (GCD's pool would start blocked clients one by
+    /// one, about a second apart); `wait()` on the result waits for all.
+    func startThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> DispatchGroup {
         let group = DispatchGroup()
         for index in 0..<count {
-            DispatchQueue.global().async(group: group) { body(index) }
+            group.enter()
+            Thread {
+                body(index)
+                group.leave()
+            }.start()
         }
-        group.wait()
+        return group
     }
 
     @Test func concurrentRequestsAcrossTwoServersOnOneCacheRenderOnce() throws {
-        let indexer = TestIndexer(renderDelay: 0.5)
+        let indexer = TestIndexer(gated: true)
         let fixture = try ServeFixture(indexer: indexer)
         let second = try fixture.start()
         defer { second.drain(seconds: 1) }
-        let token = try fixture.token(marked: "4")  // no own segment until 4: nothing rendered ahead of the test
+        defer { indexer.gate?.openForever() }
+        let token = try fixture.token(marked: "4")
+        // The media playlist has the first server render v0/4.m4s ahead, held at the gate.
         let uri = try ownURIs(fixture, token: token)[0]
+        #expect(fixture.waitFor { indexer.gate?.arrived == 1 })
         let statuses = Statuses()
         let ports = [fixture.server.port, second.port]
-        concurrently(8) { index in
+        let clients = startThreads(8) { index in
             let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(ports[index % 2])" + uri])
             statuses.add(output ?? "")
         }
+        // All 8 wait at once (4 on the render, 4 in the other process on its file lock) before it may finish.
+        #expect(fixture.waitFor { fixture.server.requestsWaitingForFiles + second.requestsWaitingForFiles == 8 })
+        indexer.gate?.openForever()
+        clients.wait()
         #expect(statuses.all == Array(repeating: "200", count: 8))
         #expect(indexer.renderList.filter { $0.hasPrefix("v0/4.m4s") }.count == 1)
         #expect(fixture.server.metrics.renderCount(.student) + second.metrics.renderCount(.student) == 1)
@@ -48,26 +60,32 @@ struct RenderPoolTests {
     }
 
     @Test func aFullQueueAnswers503WithRetryAfterAndNeverHangs() throws {
-        let fixture = try ServeFixture(indexer: TestIndexer(segments: 12, renderDelay: 1), workers: 1, queue: 1)
+        let indexer = TestIndexer(segments: 12, gated: true)
+        let fixture = try ServeFixture(indexer: indexer, workers: 1, queue: 1)
+        defer { indexer.gate?.openForever() }
         let token = try fixture.token(marked: "11")
         let master = try fixture.get("/v1/intro/master.m3u8?token=\(token)")
         let media = try fixture.get(ServeFixture.uris(in: master.text)[0])
+        // The one worker is held rendering v0/11.m4s ahead; the queue has room for one job.
+        #expect(fixture.waitFor { indexer.gate?.arrived == 1 })
         let shared = ServeFixture.uris(in: media.text).filter { $0.contains("/shared/") && !$0.contains("init") }
         let statuses = Statuses()
         let base = fixture.base
-        let started = Date()
-        concurrently(5) { index in
-            let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "10", base + shared[index]])
+        let clients = startThreads(5) { index in
+            let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "60", base + shared[index]])
             statuses.add(output ?? "")
         }
+        // Four are refused while the worker is still held: answered at once, not after a render.
+        #expect(fixture.waitFor(seconds: 60) { statuses.all.count == 4 })
+        #expect(indexer.gate?.arrived == 1)
+        indexer.gate?.openForever()
+        clients.wait()
         let all = statuses.all
         let busy = all.filter { $0.hasPrefix("HTTP/1.1 503") }
-        #expect(all.filter { $0.hasPrefix("HTTP/1.1 200") }.count >= 1)
-        #expect(busy.count >= 1)
-        #expect(all.allSatisfy { $0.hasPrefix("HTTP/1.1 200") || $0.hasPrefix("HTTP/1.1 503") })
+        #expect(busy.count == 4)
+        #expect(all.filter { $0.hasPrefix("HTTP/1.1 200") }.count == 1)
         #expect(busy.allSatisfy { $0.lowercased().contains("retry-after: ") })
-        #expect(Date().timeIntervalSince(started) < 8)
-        #expect(try fixture.get("/metrics").text.contains("videowm_render_rejected_total \(busy.count)"))
+        #expect(try fixture.get("/metrics").text.contains("videowm_render_rejected_total 4"))
     }
 
     @Test func aFailedRenderAnswers500LogsOneLineAndCachesNothing() throws {
@@ -86,12 +104,15 @@ struct RenderPoolTests {
     }
 
     @Test func aClientThatLeavesDoesNotWasteTheRender() throws {
-        let indexer = TestIndexer(renderDelay: 1)
+        let indexer = TestIndexer(gated: true)
         let fixture = try ServeFixture(indexer: indexer)
+        defer { indexer.gate?.openForever() }
         let token = try fixture.token(marked: "5")
         let uri = try ownURIs(fixture, token: token)[0]
-        let gone = try fixture.get(uri, extra: ["--max-time", "0.2"])
+        let gone = try fixture.get(uri, extra: ["--max-time", "0.5"])  // leaves while the render is held
         #expect(gone.status == 0)
+        #expect(indexer.gate?.arrived == 1)
+        indexer.gate?.openForever()
         #expect(fixture.waitFor { fixture.server.metrics.renderCount(.student) == 1 && fixture.serverIdle })
         let again = try fixture.get(uri)
         #expect(again.status == 200 && again.text.contains("student"))
@@ -168,22 +189,29 @@ struct RenderPoolTests {
     }
 
     @Test func drainingFinishesRequestsInFlight() throws {
-        let fixture = try ServeFixture(indexer: TestIndexer(renderDelay: 1))
+        let indexer = TestIndexer(gated: true)
+        let fixture = try ServeFixture(indexer: indexer)
+        defer { indexer.gate?.openForever() }
         let token = try fixture.token(marked: "5")
         let uri = try ownURIs(fixture, token: token)[0]
         let result = Statuses()
         let base = fixture.base
-        let thread = Thread {
+        let client = Thread {
             result.add((try? ServeFixture.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", base + uri])) ?? "")
         }
-        thread.start()
-        #expect(fixture.waitFor { fixture.server.metrics.renderCount(.student) == 0 && fixture.serverBusy })
-        let started = Date()
-        #expect(fixture.server.drain(seconds: 5))
-        #expect(Date().timeIntervalSince(started) < 3)
-        #expect(fixture.waitFor { !result.all.isEmpty })
+        client.start()
+        // The request has arrived and waits for its render, which is held: it is in flight when the drain starts.
+        #expect(fixture.waitFor { fixture.server.requestsWaitingForFiles == 1 && indexer.gate?.arrived == 1 })
+        let drained = Statuses()
+        let server = fixture.server!
+        let drain = Thread { drained.add(String(server.drain(seconds: 60))) }
+        drain.start()
+        #expect(fixture.waitFor { (try? fixture.get("/healthz").status) == 0 })  // no longer listening…
+        #expect(result.all.isEmpty && drained.all.isEmpty)                      // …while the render still holds both
+        indexer.gate?.openForever()
+        #expect(fixture.waitFor { !result.all.isEmpty && !drained.all.isEmpty })
         #expect(result.all == ["200 65536"])
-        #expect(try fixture.get("/healthz").status == 0)  // no longer listening
+        #expect(drained.all == ["true"])  // everything in flight finished within the bound
         let leftovers = (FileManager.default.enumerator(atPath: fixture.cacheFolder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".partial") }
         #expect(leftovers.isEmpty)
     }

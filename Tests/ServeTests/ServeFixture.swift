@@ -141,7 +141,9 @@ final class ServeFixture: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    func waitFor(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    /// Polls `condition` until it holds; `seconds` only bounds a failing test (a loaded machine
+    /// may be slow, so it is generous), it is never what a test relies on.
+    func waitFor(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }

@@ -5,18 +5,18 @@ import Foundation
 /// renditions of `segments` segments; a student's own segments are those whose index the
 /// variable `marked` lists (default "1,3"); bytes say which rendition, segment and student
 /// they are, so a test can tell a student's file from another's. Renders count themselves,
-/// can be slowed, and fail for a file named in `failing`.
+/// can be held at a gate until the test opens it, and fail for a file named in `failing`.
 final class TestIndexer: LectureIndexer, @unchecked Sendable {
     let segments: Int
-    let renderDelay: Double
+    let gate: RenderGate?
     let failing: Set<String>
     private let lock = NSLock()
     private(set) var renders: [String] = []
     private(set) var indexCount = 0
 
-    init(segments: Int = 6, renderDelay: Double = 0, failing: Set<String> = []) {
+    init(segments: Int = 6, gated: Bool = false, failing: Set<String> = []) {
         self.segments = segments
-        self.renderDelay = renderDelay
+        gate = gated ? RenderGate() : nil
         self.failing = failing
     }
 
@@ -27,6 +27,31 @@ final class TestIndexer: LectureIndexer, @unchecked Sendable {
 
     func recordRender(_ what: String) { lock.withLock { renders.append(what) } }
     var renderList: [String] { lock.withLock { renders } }
+}
+
+/// Holds every render until the test opens it, so a test can act while renders are known to be
+/// in progress instead of guessing how long one takes on a loaded machine.
+final class RenderGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var open = false
+    private var arrivals = 0
+
+    /// Renders that have reached the gate (held or passed).
+    var arrived: Int { condition.withLock { arrivals } }
+
+    func pass() {
+        condition.withLock {
+            arrivals += 1
+            while !open { condition.wait() }
+        }
+    }
+
+    func openForever() {
+        condition.withLock {
+            open = true
+            condition.broadcast()
+        }
+    }
 }
 
 struct TestLecture: IndexedLecture {
@@ -47,6 +72,10 @@ struct TestPresentation: StudentPresentation {
     let variables: [String: String]
     let marked: Set<Int>
     static let renditions = ["v0", "v1"]
+
+    func masterPlaylist(mediaPlaylistURI uri: (String) -> String, resourceURI: (ResourceName, ResourceOwnership) -> String) -> MasterPlaylist {
+        MasterPlaylist(text: multivariantPlaylist(uri: uri), mediaPlaylistOf: nil)
+    }
 
     func multivariantPlaylist(uri: (String) -> String) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-INDEPENDENT-SEGMENTS"]
@@ -87,7 +116,7 @@ struct TestPresentation: StudentPresentation {
     }
 
     func render(_ resource: ResourceName) throws -> [UInt8] {
-        if indexer.renderDelay > 0 { usleep(UInt32(indexer.renderDelay * 1_000_000)) }
+        indexer.gate?.pass()
         let whose = ownership(of: resource) == .student ? "student " + (variables["email"] ?? "") : "shared"
         indexer.recordRender("\(resource) \(whose)")
         struct Failed: Error, CustomStringConvertible { var description: String { "the test renderer was told to fail" } }

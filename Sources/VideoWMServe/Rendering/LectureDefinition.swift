@@ -3,9 +3,11 @@ import VideoWM
 
 /// One lecture of the library, read from `LIBRARY/NAME/lecture.json`:
 /// `{ "video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4,
-///    "subtitles": [ { "file": "en.srt", "language": "en", "name": "English" } ] }`.
+///    "subtitles": [ { "file": "en.srt", "language": "en", "name": "English" } ],
+///    "preset": "veryfast", "crf": 23 }`.
 /// Paths are relative to the lecture's folder; everything but `video` and `config` is
-/// optional (defaults as for `batch`). `revision` changes whenever anything the presentation
+/// optional (defaults as for `batch`; `preset` and `crf` are batch's `--preset` and `--crf`
+/// for the marked segments, the speed a server renders at against their size). `revision` changes whenever anything the presentation
 /// is made from changes, and is part of every URL and cache path, so a cached file always
 /// belongs to the lecture as it was when it was made.
 public struct LectureDefinition: Sendable, Equatable {
@@ -23,6 +25,13 @@ public struct LectureDefinition: Sendable, Equatable {
     public let ladder: String?
     public let segmentSeconds: Double?
     public let subtitles: [Subtitles]
+    /// x264's preset and CRF for re-encoded segments (`--preset`, `--crf`); nil: batch's defaults.
+    public let preset: String?
+    public let crf: Int?
+    /// `{date}` and `{time}` for this lecture's marks when a token's variables do not give them:
+    /// the video file's modification time, so every process, restart and segment of a student
+    /// shows the same (a render's own clock would differ from segment to segment).
+    public let jobValues: [String: String]
     public let revision: String
 }
 
@@ -34,7 +43,8 @@ public struct LectureProblem: Error, Sendable, CustomStringConvertible, Equatabl
 }
 
 extension LectureDefinition {
-    static let fields: Set<String> = ["video", "config", "ladder", "segment", "subtitles"]
+    static let fields: Set<String> = ["video", "config", "ladder", "segment", "subtitles", "preset", "crf"]
+    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     static let subtitleFields: Set<String> = ["file", "language", "name"]
 
     /// Reads and checks `folder/lecture.json` and the files it names. `salt` goes into the
@@ -48,7 +58,7 @@ extension LectureDefinition {
             throw LectureProblem(file: file, problem: "is not a JSON object")
         }
         if let unknown = fields.keys.sorted().first(where: { !Self.fields.contains($0) }) {
-            throw LectureProblem(file: file, problem: "unknown field '\(unknown)' (known: config, ladder, segment, subtitles, video)")
+            throw LectureProblem(file: file, problem: "unknown field '\(unknown)' (known: config, crf, ladder, preset, segment, subtitles, video)")
         }
         struct Subtitle: Decodable { let file: String; let language: String?; let name: String? }
         struct Fields: Decodable {
@@ -57,6 +67,8 @@ extension LectureDefinition {
             let ladder: String?
             let segment: Double?
             let subtitles: [Subtitle]?
+            let preset: String?
+            let crf: Int?
         }
         if let list = fields["subtitles"] as? [Any] {
             for (index, entry) in list.enumerated() {
@@ -81,19 +93,39 @@ extension LectureDefinition {
         }
         let video = try resolve(decoded.video, at: "video")
         let config = try resolve(decoded.config, at: "config")
-        if let ladder = decoded.ladder, ladder.isEmpty {
-            throw LectureProblem(file: file, problem: "ladder must be \"auto\" or heights such as \"720:2500k,360\"")
+        if let ladder = decoded.ladder {
+            do {
+                _ = try LadderRequest(parsing: ladder)
+            } catch {
+                throw LectureProblem(file: file, problem: "ladder \(error.problem)")
+            }
         }
         if let segment = decoded.segment, !(1...60).contains(segment) {
             throw LectureProblem(file: file, problem: "segment must be 1…60 seconds")
         }
+        if let preset = decoded.preset, !Self.presets.contains(preset) {
+            throw LectureProblem(file: file, problem: "preset must be one of \(Self.presets.joined(separator: ", ")), got \"\(preset)\"")
+        }
+        if let crf = decoded.crf, !(0...51).contains(crf) {
+            throw LectureProblem(file: file, problem: "crf must be 0…51, got \(crf)")
+        }
         var subtitles: [Subtitles] = []
         for (index, entry) in (decoded.subtitles ?? []).enumerated() {
-            subtitles.append(Subtitles(file: try resolve(entry.file, at: "subtitles[\(index)].file"), language: entry.language, name: entry.name))
+            let path = try resolve(entry.file, at: "subtitles[\(index)].file")
+            do {
+                _ = try SidecarCaptions(file: path, language: entry.language, name: entry.name)
+            } catch {
+                throw LectureProblem(file: file, problem: "subtitles[\(index)]: \(error.problem)")
+            }
+            subtitles.append(Subtitles(file: path, language: entry.language, name: entry.name))
         }
         let ladder = decoded.ladder
         let segment = decoded.segment
         var revisionInput = salt + bytes
+        var modified = stat()
+        guard stat(video, &modified) == 0 else { throw LectureProblem(file: video, problem: "cannot be read (named by \(file), video)") }
+        let jobValues = TextTokens.jobValues(start: Date(timeIntervalSince1970: Double(modified.st_mtim.tv_sec)))
+        for (name, value) in jobValues.sorted(by: { $0.key < $1.key }) { revisionInput += Array("\(name)=\(value)\u{0}".utf8) }
         guard let configBytes = FileManager.default.contents(atPath: config) else {
             throw LectureProblem(file: config, problem: "cannot be read (named by \(file), config)")
         }
@@ -105,7 +137,7 @@ extension LectureDefinition {
             revisionInput += identity.bytes
         }
         return LectureDefinition(name: name, folder: folder, video: video, config: config, ladder: ladder, segmentSeconds: segment,
-                                 subtitles: subtitles, revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
+                                 subtitles: subtitles, preset: decoded.preset, crf: decoded.crf, jobValues: jobValues, revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
     }
 }
 
@@ -120,6 +152,7 @@ extension LectureDefinition {
     static func expected(_ path: [any CodingKey]) -> String {
         switch path.last?.stringValue {
         case "segment": "a number of seconds, 1…60"
+        case "crf": "a whole number, 0…51"
         case "subtitles": "a list of { \"file\", \"language\", \"name\" }"
         case .some(let key) where key.hasPrefix("Index"): "an object { \"file\", \"language\", \"name\" }"
         default: "a string"

@@ -40,10 +40,28 @@ public protocol IndexedLecture: Sendable {
     func presentation(for variables: [String: String]) throws -> any StudentPresentation
 }
 
+/// The playlist a student's playback URL answers with.
+public struct MasterPlaylist: Sendable, Equatable {
+    public let text: String
+    /// When the presentation has one rendition and nothing beside it (no captions, no audio
+    /// group), `text` is that rendition's media playlist itself (RFC 8216 lets a playback URL name
+    /// one): its name here. nil: `text` is a multivariant playlist.
+    public let mediaPlaylistOf: String?
+
+    public init(text: String, mediaPlaylistOf: String?) {
+        self.text = text
+        self.mediaPlaylistOf = mediaPlaylistOf
+    }
+}
+
 /// One student's view of a lecture.
 public protocol StudentPresentation: Sendable {
-    /// The multivariant playlist; `uri` names each rendition's media playlist.
-    func multivariantPlaylist(uri: (_ rendition: String) -> String) -> String
+    /// The playlist of the playback URL: a multivariant playlist naming each rendition's media
+    /// playlist through `mediaPlaylistURI`, or (one rendition alone) its media playlist with
+    /// every resource named through `resourceURI`. Throws when a file it describes (an
+    /// initialization segment, read for CODECS) cannot be made.
+    func masterPlaylist(mediaPlaylistURI: (_ rendition: String) -> String,
+                        resourceURI: (ResourceName, ResourceOwnership) -> String) throws -> MasterPlaylist
     /// A rendition's media playlist, every resource named through `uri`; nil for a rendition
     /// the presentation does not have.
     func mediaPlaylist(rendition: String, uri: (ResourceName, ResourceOwnership) -> String) -> String?

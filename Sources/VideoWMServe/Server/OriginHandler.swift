@@ -115,7 +115,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         if entry.readyIndex != nil, let presentation = entry.cachedPresentation(student: student) {
             return answer(request, presentation)
         }
-        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", work: { [indexer, metrics, log] in
+        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", forFile: false, work: { [indexer, metrics, log] in
             let index: any IndexedLecture
             do {
                 index = try entry.index(with: indexer) { outcome in
@@ -168,10 +168,19 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         switch request.route {
         case .master:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            let text = presentation.multivariantPlaylist { rendition in
-                LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
+            let master: MasterPlaylist
+            do {
+                master = try presentation.masterPlaylist(mediaPlaylistURI: { rendition in
+                    LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
+                }, resourceURI: { resource, ownership in
+                    resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+                })
+            } catch {
+                log.event("playlist failed: lecture \(request.name), master playlist (student \(request.student)): \(error)")
+                return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
             }
-            return .now(playlist(text, request: request.http))
+            if let rendition = master.mediaPlaylistOf { renderAhead(for: request, presentation, in: rendition, after: nil) }
+            return .now(playlist(master.text, request: request.http))
         case .mediaPlaylist(_, let rendition):
             guard let text = presentation.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
                 resourceRoute(resource, ownership, request).path(lecture: request.name) + query
@@ -192,7 +201,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
                 return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
             }
             metrics.cacheMiss()
-            return deferred(key: key, work: { [self] in try produce(key, resource, ownership, presentation, request) }) { [self] outcome, deliver in
+            return deferred(key: key, forFile: true, work: { [self] in try produce(key, resource, ownership, presentation, request) }) { [self] outcome, deliver in
                 switch outcome {
                 case .success(let value):
                     guard let file = value as? OpenFile else { preconditionFailure("a render job returns a file") }
@@ -254,11 +263,12 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 
     // MARK: Deferred answers
 
-    /// An answer that waits for a pool job under `key`; a full queue answers 503 at once.
-    private func deferred(key: String, work: @escaping @Sendable () throws -> any Sendable,
+    /// An answer that waits for a pool job under `key` (`forFile`: one making a file); a full
+    /// queue answers 503 at once.
+    private func deferred(key: String, forFile: Bool, work: @escaping @Sendable () throws -> any Sendable,
                           then: @escaping @Sendable (RenderPool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
         .later(DeferredResponse { [self] deliver in
-            let delivery = Delivery(deliver)
+            let delivery = Delivery(forFile: forFile, deliver)
             lock.withLock { waiting[ObjectIdentifier(delivery)] = delivery }
             let guarded: @Sendable (HTTPResponse) -> Void = { [weak self] response in
                 if delivery.deliver(response) { self?.lock.withLock { _ = self?.waiting.removeValue(forKey: ObjectIdentifier(delivery)) } }
@@ -275,6 +285,9 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private func retryAfter() -> String {
         String(min(30, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
     }
+
+    /// Requests whose answer waits for a file to be made (tests wait on it instead of on time).
+    var requestsWaitingForFiles: Int { lock.withLock { waiting.values.filter(\.forFile).count } }
 
     func startDraining() {
         lock.withLock { draining = true }
@@ -358,8 +371,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 final class Delivery: @unchecked Sendable {
     private let lock = NSLock()
     private var send: (@Sendable (HTTPResponse) -> Void)?
+    /// Whether the job waited for makes a file (rather than preparing a presentation).
+    let forFile: Bool
 
-    init(_ send: @escaping @Sendable (HTTPResponse) -> Void) { self.send = send }
+    init(forFile: Bool, _ send: @escaping @Sendable (HTTPResponse) -> Void) {
+        self.forFile = forFile
+        self.send = send
+    }
 
     /// Delivers unless delivered already; true when this call did.
     func deliver(_ response: HTTPResponse) -> Bool {

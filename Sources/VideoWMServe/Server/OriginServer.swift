@@ -56,6 +56,10 @@ public final class OriginServer: @unchecked Sendable {
         }
     }
 
+    /// Requests waiting for a file to be made (by this process or, on the cache's lock, by
+    /// another): tests wait on it rather than on time.
+    var requestsWaitingForFiles: Int { handler.requestsWaitingForFiles }
+
     /// Stops accepting connections, lets the requests in flight finish for at most `seconds`
     /// (renders they wait for included), answers whatever still waits with 503, and stops the
     /// daemon. True when everything in flight finished in time.

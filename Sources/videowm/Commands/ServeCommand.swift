@@ -21,7 +21,7 @@ struct ServeCommand: ToolCommand {
             .parsed("--listen", placeholder: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080: this machine only; 0.0.0.0:8080 for every interface)",
                     example: "127.0.0.1:9090", parse: Self.address) { $0.listen = $1 },
             .text("--token-key-file", placeholder: "FILE", help: "the key the platform signs tokens with (HS256; the file's bytes, at least 32)") { $0.tokenKeyFile = $1 },
-            .text("--key-file", placeholder: "FILE", help: "the marks' key (keyed mark paths), as for batch") { $0.markKeyFile = $1 },
+            .text("--key-file", placeholder: "FILE", help: "the platform's key for keyed mark paths, as batch's --key-file (default: the file \(MarkOptions.keyFileVariable) names)") { $0.markKeyFile = $1 },
             .text("--cache", placeholder: "DIR", help: "folder of rendered files, shareable by several serve processes (default LIBRARY/.videowm-cache)") { $0.cache = $1 },
             .parsed("--cache-size", placeholder: "SIZE", help: "bound on the cache, least recently used files removed past it (default 10G; K, M, G, T)",
                     example: "500M", parse: Self.size) { $0.cacheBytes = $1 },
@@ -38,7 +38,8 @@ struct ServeCommand: ToolCommand {
         usage: "videowm serve LIBRARY --token-key-file FILE [--listen HOST:PORT] [--key-file FILE] [--cache DIR] [--cache-size SIZE] [--workers N] [--queue N]",
         discussion: """
         An HTTP origin for per-student HLS. LIBRARY holds one folder per lecture with a
-        lecture.json ({"video", "config", "ladder", "segment", "subtitles"}); a student's URL is
+        lecture.json: {"video", "config"} and optionally "segment", "preset", "crf",
+        "ladder", "subtitles" (batch's options of those names). A student's URL is
         http://HOST:PORT/v1/NAME/master.m3u8?token=JWT, the token signed by the platform with
         HS256 and the token key, with the claims lecture, vars, exp and optionally nbf. Every
         URL the playlist leads to carries the token. Shared segments are made once and sent
@@ -82,20 +83,26 @@ struct ServeCommand: ToolCommand {
         // at least 256 bits for HS256), owner-only as every key file.
         let tokenKey = try SecretKey.read(fromFile: try tokenKeyFile.required("--token-key-file FILE", command: Self.name), byteCounts: 32...4096)
         var salt = Array("videowm \(CommandLineTool.version)\u{0}".utf8)
-        if let markKeyFile {
+        var markKey: SecretKey?
+        // As batch: --key-file, else the file VIDEOWM_KEY_FILE names (the same key, the same marks).
+        let environment = ProcessInfo.processInfo.environment[MarkOptions.keyFileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let markKeyFile = markKeyFile ?? environment {
             // The marks' key changes every student's marked bytes: a code made with it goes into
             // each lecture's revision, so a new key never serves files made with the old one.
-            let markKey = try SecretKey.read(fromFile: markKeyFile)
-            salt += try HMACSHA256.authenticationCode(for: Array("videowm-serve revision".utf8), key: markKey)
+            let key = try SecretKey.read(fromFile: markKeyFile)
+            salt += try HMACSHA256.authenticationCode(for: Array("videowm-serve revision".utf8), key: key)
+            markKey = key
         }
         var settings = OriginServer.Settings(library: library, listen: listen, tokenKey: tokenKey,
                                              cacheFolder: cache ?? (library as NSString).appendingPathComponent(".videowm-cache"),
                                              cacheBytes: cacheBytes, workers: workers, queue: queue, playerFolder: player,
                                              revisionSalt: salt)
         settings.http = HTTPDaemon.Settings()
+        // FFmpeg's and x264's own messages stay out of the server's log: a failed render is one line of ours.
+        VideoWMLibrary.configureLogging(verbose: false)
         Interruption.drainOnTermination()
         let log = ServerLog()
-        let server = try OriginServer(settings: settings, indexer: SegmentRenderingUnavailable(), log: log)
+        let server = try OriginServer(settings: settings, indexer: PresentationIndexer(markKey: markKey, warn: { log.event($0) }), log: log)
         let shown = listen.family == .ipv6 ? "[\(listen.host)]" : listen.host
         log.event("listening on http://\(shown):\(server.port)/ (library \(library), \(workers) workers, queue \(queue))")
         while !Interruption.isDrainRequested { usleep(100_000) }
@@ -103,15 +110,4 @@ struct ServeCommand: ToolCommand {
         let finished = server.drain(seconds: drainSeconds)
         log.event(finished ? "stopped" : "stopped; requests still waiting were answered 503")
     }
-}
-
-/// Until VideoWM renders one segment on its own (the output-plan API, issue 24), `serve` has
-/// no way to make a lecture's files: each lecture is refused with this reason (404, one log
-/// line). The HTTP origin around it is complete and is tested with a test renderer.
-private struct SegmentRenderingUnavailable: LectureIndexer {
-    struct Unavailable: Error, CustomStringConvertible {
-        var description: String { "rendering one segment on its own is not in this build yet (needs the output-plan API, issue 24)" }
-    }
-
-    func index(_ lecture: LectureDefinition) throws -> any IndexedLecture { throw Unavailable() }
 }
