@@ -124,6 +124,8 @@ struct ArchitectureTests {
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
         "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS"],
+        // Variant layers' code (docs/variant-marks.md): biases and codewords from the key, the lecture and student names.
+        "Variants": ["Errors", "Support", "Config", "Keys"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
         "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch"],
     ]
