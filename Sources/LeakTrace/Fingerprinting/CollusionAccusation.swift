@@ -80,9 +80,18 @@ public struct CollusionAccusation: Sendable {
     /// The largest score any row can reach: every period matched.
     var highestScore: Double { terms.reduce(0) { $0 + $1.inSet } }
 
-    /// ln of Chernoff's bound on P(S ≥ score) for an innocent row: min over λ ≥ 0 of Λ(λ) − λ·score.
-    /// Λ is convex with Λ'(0) = 0 (an innocent term has mean 0), so the minimum is where Λ'(λ) = score.
-    /// (Any λ ≥ 0 gives a valid bound, so solving for it only to a tolerance never understates the tail.)
+    /// ln of a bound on P(S ≥ score) for an innocent row: Chernoff's, sharpened by the normal
+    /// approximation of the tilted sum with Berry and Esseen's error bound, so it stays a bound.
+    ///
+    /// For any λ ≥ 0, exactly, P(S ≥ s) = e^{Λ(λ) − λs} · E_λ[e^{−λ(S−s)} · 1{S ≥ s}], the
+    /// expectation taken under the exponentially tilted terms (each term's probabilities weighted
+    /// by e^{λ·value}). Chernoff bounds the expectation by 1. With λ where the tilted mean Λ'(λ)
+    /// is s, S − s is a sum of independent centred terms of variance σ² = Λ''(λ); the function
+    /// x ↦ e^{−λx}·1{x ≥ 0} has total variation 2, so the expectation differs from its value for a
+    /// normal variable, e^{t²/2}·Φ̄(t) with t = λσ (≤ 1/(t√(2π))), by at most twice the Kolmogorov
+    /// distance, which Berry–Esseen bounds by C·Σ E|Xᵢ|³/σ³ (C = 0.56, Shevtsova 2010, for
+    /// independent, not identically distributed terms). Worth about a decimal digit over
+    /// Chernoff's alone at the probabilities that name a row; never below the true tail.
     public func logTailBound(score: Double) -> Double {
         guard score > 0, !terms.isEmpty else { return 0 }
         let highest = highestScore
@@ -91,7 +100,38 @@ public struct CollusionAccusation: Sendable {
             return score > highest * (1 + 1e-12) ? -.infinity : terms.reduce(0) { $0 + $1.logProbability }
         }
         let lambda = Self.root(from: score / Double(terms.count)) { let c = cumulant($0); return (c.slope - score, c.curvature) }
-        return min(0, cumulant(lambda).value - lambda * score)
+        let c = cumulant(lambda)
+        let chernoff = min(0, c.value - lambda * score)
+        return chernoff + logTiltedExpectationBound(lambda: lambda, mean: c.slope - score, variance: c.curvature)
+    }
+
+    /// The Berry–Esseen constant for sums of independent, not identically distributed terms.
+    static let berryEsseenConstant = 0.56
+
+    /// ln of a bound on E_λ[e^{−λX}·1{X ≥ 0}] for X = S − s under the tilt λ, with mean `mean`
+    /// (about 0) and `variance`; at most 0 (the expectation is at most 1).
+    func logTiltedExpectationBound(lambda: Double, mean: Double, variance: Double) -> Double {
+        guard lambda > 0, variance > 0 else { return 0 }
+        let sigma = variance.squareRoot()
+        var thirdMoments = 0.0
+        for term in terms {
+            // The tilted term: inSet with probability π = 1/(1 + r), else notInSet.
+            let r = exp(term.logOdds - lambda * term.spread)
+            let pi = 1 / (1 + r)
+            thirdMoments += pi * (1 - pi) * (pi * pi + (1 - pi) * (1 - pi)) * term.spread * term.spread * term.spread
+        }
+        let kolmogorov = Self.berryEsseenConstant * thirdMoments / (sigma * sigma * sigma)
+        // The normal part: E[e^{−λ(m + σZ)}·1{m + σZ ≥ 0}] = e^{−λm + t²/2}·Φ̄(t − m/σ), t = λσ.
+        let t = lambda * sigma, x = t - mean / sigma
+        let normal = exp(-lambda * mean + t * t / 2 + Self.logUpperTail(x))
+        return min(0, log(normal + 2 * kolmogorov))
+    }
+
+    /// ln Φ̄(x), the standard normal upper tail; for large x by its upper bound φ(x)/x (so the
+    /// result is never an understatement).
+    static func logUpperTail(_ x: Double) -> Double {
+        if x < 8 { return log(erfc(x / 2.0.squareRoot()) / 2) }
+        return -x * x / 2 - log(x * (2 * Double.pi).squareRoot())
     }
 
     /// The λ ≥ 0 where an increasing function (given with its derivative) crosses zero, from
@@ -124,12 +164,19 @@ public struct CollusionAccusation: Sendable {
     public func threshold(falseAccusation target: Double = falseAccusationTarget) -> Double? {
         let needed = log(Double(rowCount) / target)  // −ln bound must reach this
         guard !terms.isEmpty, -terms.reduce(0, { $0 + $1.logProbability }) > needed else { return nil }
-        // λ·Λ'(λ) − Λ(λ), the rate at the score Λ'(λ), grows with λ (its derivative is λ·Λ''(λ)).
+        // Chernoff's threshold first: λ·Λ'(λ) − Λ(λ), the rate at the score Λ'(λ), grows with λ
+        // (its derivative is λ·Λ''(λ)). The sharpened bound is lower, so its threshold is below.
         let lambda = Self.root(from: (2 * needed / Double(terms.count)).squareRoot()) {
             let c = cumulant($0)
             return ($0 * c.slope - c.value - needed, $0 * c.curvature)
         }
-        return cumulant(lambda).slope
+        var low = 0.0, high = min(cumulant(lambda).slope, highestScore)
+        for _ in 0..<60 {
+            let middle = (low + high) / 2
+            if -logTailBound(score: middle) >= needed { high = middle } else { low = middle }
+            if high - low <= 1e-9 * high { break }
+        }
+        return high
     }
 
     // MARK: The verdict

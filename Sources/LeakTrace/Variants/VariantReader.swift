@@ -1,3 +1,5 @@
+import Overlay
+
 /// What a variant layer's q variants draw on the original's display: per variant, the light the
 /// mark puts in (premultiplied luma, in the grey frames' units) and how much of the picture it
 /// covers (alpha, 0…1). Drawn once per trace by the compositor (VideoWM binds the layer and
@@ -20,6 +22,30 @@ public struct VariantPatterns: Sendable {
     }
 
     public var count: Int { addedLuma.count }
+
+    /// The patterns of renders of the layer alone (straight alpha, on a transparent frame of the
+    /// original's display size), for grey frames whose black and white are `black` and `white`
+    /// (0 and 255 for full range; 16 and 235 for video's limited range): a pixel of colour c and
+    /// alpha α adds α·(black + (white − black)·Y(c)/255), Y the BT.709 luma.
+    public init(straightRGBA renders: [StraightRGBAImage], black: Float = 0, white: Float = 255) {
+        var added: [LumaImage] = [], coverage: [LumaImage] = []
+        for render in renders {
+            var luma = [Float](repeating: 0, count: render.width * render.height)
+            var alpha = luma
+            render.pixels.withUnsafeBufferPointer { p in
+                for i in luma.indices {
+                    let a = Float(p[i * 4 + 3]) / 255
+                    guard a > 0 else { continue }
+                    let y = 0.2126 * Float(p[i * 4]) + 0.7152 * Float(p[i * 4 + 1]) + 0.0722 * Float(p[i * 4 + 2])
+                    alpha[i] = a
+                    luma[i] = a * (black + (white - black) * y / 255)
+                }
+            }
+            added.append(LumaImage(width: render.width, height: render.height, pixels: luma))
+            coverage.append(LumaImage(width: render.width, height: render.height, pixels: alpha))
+        }
+        self.init(addedLuma: added, coverage: coverage)
+    }
 }
 
 /// The code's periods on the original's clock: period i is position i of the code (segment i of
@@ -77,9 +103,9 @@ public final class VariantReader {
     /// Per variant, its added luma and coverage in analysis pixels.
     private let added: [[Float]]
     private let covered: [[Float]]
-    /// The period being summed, and its sums: Σ d (the signed difference), Σ g·o (the gain times
-    /// the unblurred warped original), Σ g, frames.
-    private var open: (period: Int, difference: [Float], gainOriginal: [Float], gain: Double, frames: Int)?
+    /// The period being summed: Σ of its leak frames (evened out by a 3×3 box) and of the
+    /// original frames warped into the grid, and how many.
+    private var open: (period: Int, leak: [Float], original: [Float], frames: Int)?
     private var fitted: [Int: [PeriodFit]] = [:]
     private var finished: Set<Int> = []
 
@@ -117,29 +143,15 @@ public final class VariantReader {
         }
         let frame = PlaneRect(minX: 0, minY: 0, maxX: Double(width), maxY: Double(height))
         let warped = original.resampled(from: originalToAnalysis.inverse.apply(frame), width: width, height: height)
-        let smoothedOriginal = warped.boxBlurred(radius: 1), smoothedLeak = leak.boxBlurred(radius: 1)
-        let (gain, bias) = Self.fit(smoothedLeak.pixels, to: smoothedOriginal.pixels, mask: mask)
-        var state = open ?? (period, [Float](repeating: 0, count: width * height), [Float](repeating: 0, count: width * height), 0, 0)
-        let g = Float(gain), b = Float(bias)
-        for i in 0..<mask.count where mask[i] {
-            state.difference[i] += smoothedLeak.pixels[i] - (g * smoothedOriginal.pixels[i] + b)
-            state.gainOriginal[i] += g * warped.pixels[i]
+        let smoothedLeak = leak.boxBlurred(radius: 1)
+        var state = open ?? (period, [Float](repeating: 0, count: width * height), [Float](repeating: 0, count: width * height), 0)
+        // Every pixel, not only the mask's: the blurs at the end must not see an edge of zeros.
+        for i in 0..<mask.count {
+            state.leak[i] += smoothedLeak.pixels[i]
+            state.original[i] += warped.pixels[i]
         }
-        state.gain += gain
         state.frames += 1
         open = state
-    }
-
-    /// Least-squares gain and bias of `leak` on `original` over the mask (gain kept within 0.5…2).
-    static func fit(_ leak: [Float], to original: [Float], mask: [Bool]) -> (gain: Double, bias: Double) {
-        var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-        for i in 0..<mask.count where mask[i] {
-            let x = Double(original[i]), y = Double(leak[i])
-            n += 1; sx += x; sy += y; sxx += x * x; sxy += x * y
-        }
-        let variance = n * sxx - sx * sx
-        let gain = n > 0 && variance > 1e-6 * n * n ? min(max((n * sxy - sx * sy) / variance, 0.5), 2) : 1
-        return (gain, n > 0 ? (sy - gain * sx) / n : 0)
     }
 
     /// One period fitted under one model blur.
@@ -152,49 +164,77 @@ public final class VariantReader {
         var energy: Double
         /// The mean of the variants' own energies ⟨Eₖ, Eₖ⟩: how much the variants can show here.
         var patternEnergy: Double
+        /// What is left unexplained: the measure by which the model blur is chosen.
+        var residual: Double { energy - explained }
     }
 
     /// Fits the open period under every model blur and forgets its maps.
+    ///
+    /// Blurring is linear and so is averaging, so the period is fitted on its mean frames: the mean
+    /// leak against the mean original blurred by the model's radius (a leak blurred by its maker
+    /// differs from the sharp original by the blur of all its detail, which would swamp the
+    /// marks), with each variant's difference on the mean original blurred alike.
     private func finish() {
         guard let state = open else { return }
         open = nil
         finished.insert(state.period)
         let scale = 1 / Float(state.frames)
-        let difference = LumaImage(width: width, height: height, pixels: state.difference.map { $0 * scale })
-        let meanGain = Float(state.gain / Double(state.frames))
-        // Each variant's difference on this period's picture: g·(added − coverage·original), mean over frames.
+        let meanLeak = state.leak.map { $0 * scale }
+        let meanOriginal = LumaImage(width: width, height: height, pixels: state.original.map { $0 * scale })
+        let smoothedOriginal = meanOriginal.boxBlurred(radius: 1)
+        // Each variant's difference on this period's picture, before any blur of the leak's: added − coverage·original.
         let sharp = (0..<variantCount).map { k -> LumaImage in
             var pixels = [Float](repeating: 0, count: width * height)
-            for i in 0..<mask.count where mask[i] {
-                pixels[i] = meanGain * added[k][i] - covered[k][i] * state.gainOriginal[i] * scale
-            }
+            for i in 0..<mask.count { pixels[i] = added[k][i] - covered[k][i] * meanOriginal.pixels[i] }
             return LumaImage(width: width, height: height, pixels: pixels).boxBlurred(radius: 1)
         }
-        var energy = 0.0
-        for i in 0..<mask.count where mask[i] { energy += Double(difference.pixels[i]) * Double(difference.pixels[i]) }
         fitted[state.period] = Self.modelBlurRadii.map { radius in
-            let models = sharp.map { $0.boxBlurred(radius: radius).pixels }
-            let q = models.count
-            var gram = [[Double]](repeating: [Double](repeating: 0, count: q), count: q)
-            var projections = [Double](repeating: 0, count: q)
-            for i in 0..<mask.count where mask[i] {
-                let d = Double(difference.pixels[i])
-                for k in 0..<q {
-                    let e = Double(models[k][i])
-                    projections[k] += e * d
-                    for l in k..<q { gram[k][l] += e * Double(models[l][i]) }
-                }
-            }
-            for k in 0..<q { for l in 0..<k { gram[k][l] = gram[l][k] } }
-            let shares = NonNegativeLeastSquares.solve(gram: gram, projections: projections)
-            var explained = 0.0
-            for k in 0..<q {
-                explained += 2 * projections[k] * shares[k]
-                for l in 0..<q { explained -= shares[k] * gram[k][l] * shares[l] }
-            }
-            return PeriodFit(frames: state.frames, shares: shares, explained: explained, energy: energy,
-                             patternEnergy: (0..<q).reduce(0) { $0 + gram[$1][$1] } / Double(q))
+            fit(leak: meanLeak, original: smoothedOriginal.boxBlurred(radius: radius).pixels,
+                variants: sharp.map { $0.boxBlurred(radius: radius).pixels }, frames: state.frames)
         }
+    }
+
+    /// The least-squares fit leak ≈ g·original + b + Σ βₖ·Eₖ with β ≥ 0, over the mask.
+    ///
+    /// Brightness and contrast (g, b) are fitted together with the variants, not before them: the
+    /// tiled mark brightens the whole leak, and a gain fitted without it would leave a difference
+    /// that follows the picture's darkness, which every variant's difference also follows. So the
+    /// variants' differences are first made orthogonal to the original and to a constant (the
+    /// Frisch–Waugh step), and the shares are the non-negative fit of the leak's residual on them.
+    private func fit(leak: [Float], original: [Float], variants models: [[Float]], frames: Int) -> PeriodFit {
+        let q = models.count
+        // Sums over the mask: of the original (o), the leak (l), each variant's difference (e).
+        var n = 0.0, so = 0.0, soo = 0.0, sl = 0.0, sol = 0.0, sll = 0.0
+        var se = [Double](repeating: 0, count: q), soe = se, sle = se
+        var see = [[Double]](repeating: [Double](repeating: 0, count: q), count: q)
+        for i in 0..<mask.count where mask[i] {
+            let o = Double(original[i]), l = Double(leak[i])
+            n += 1; so += o; soo += o * o; sl += l; sol += o * l; sll += l * l
+            for k in 0..<q {
+                let e = Double(models[k][i])
+                se[k] += e; soe[k] += o * e; sle[k] += l * e
+                for m in k..<q { see[k][m] += e * Double(models[m][i]) }
+            }
+        }
+        for k in 0..<q { for m in 0..<k { see[k][m] = see[m][k] } }
+        // Inner products after taking out the part [original, 1] explains: ⟨x', y'⟩ = ⟨x, y⟩ − uₓᵀ M⁻¹ u_y,
+        // M = [[Σo², Σo], [Σo, n]], u_z = (Σ o·z, Σ z).
+        let determinant = soo * n - so * so
+        func explainedByOriginal(_ ox: Double, _ x: Double, _ oy: Double, _ y: Double) -> Double {
+            guard determinant > 1e-9 * soo * n else { return n > 0 ? x * y / n : 0 }
+            return (ox * (n * oy - so * y) + x * (soo * y - so * oy)) / determinant
+        }
+        let energy = sll - explainedByOriginal(sol, sl, sol, sl)
+        let projections = (0..<q).map { sle[$0] - explainedByOriginal(soe[$0], se[$0], sol, sl) }
+        let gram = (0..<q).map { k in (0..<q).map { m in see[k][m] - explainedByOriginal(soe[k], se[k], soe[m], se[m]) } }
+        let shares = NonNegativeLeastSquares.solve(gram: gram, projections: projections)
+        var explained = 0.0
+        for k in 0..<q {
+            explained += 2 * projections[k] * shares[k]
+            for m in 0..<q { explained -= shares[k] * gram[k][m] * shares[m] }
+        }
+        return PeriodFit(frames: frames, shares: shares, explained: explained, energy: max(energy, 0),
+                         patternEnergy: (0..<q).reduce(0) { $0 + gram[$1][$1] } / Double(q))
     }
 
     /// Every period read so far, as shares and decisions (docs/variant-marks.md §5).
@@ -202,9 +242,9 @@ public final class VariantReader {
         finish()
         let periodsRead = fitted.keys.sorted()
         guard !periodsRead.isEmpty else { return VariantReadings(periods: [], modelBlurRadius: 0, strength: 0) }
-        // The model blur that explains the leak best, over all its periods.
-        let best = Self.modelBlurRadii.indices.max { a, b in
-            periodsRead.reduce(0) { $0 + fitted[$1]![a].explained } < periodsRead.reduce(0) { $0 + fitted[$1]![b].explained }
+        // The model blur under which the leak is best explained, over all its periods.
+        let best = Self.modelBlurRadii.indices.min { a, b in
+            periodsRead.reduce(0) { $0 + fitted[$1]![a].residual } < periodsRead.reduce(0) { $0 + fitted[$1]![b].residual }
         }!
         let fits = periodsRead.map { (period: $0, fit: fitted[$0]![best]) }
         let typicalPatternEnergy = Self.median(fits.map(\.fit.patternEnergy))
