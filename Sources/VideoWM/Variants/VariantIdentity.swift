@@ -27,3 +27,14 @@ extension WatermarkConfig {
         }.joined(separator: "\n")
     }
 }
+
+extension WatermarkConfig {
+    /// Refuses the variant layer for a job that would give one copy a single variant all along:
+    /// until batch, HLS and serve pick each student's variants (docs/variant-marks.md §10), such
+    /// a copy would carry no code while looking as if it did. Previews and stills show variant 0.
+    public func refuseVariantLayerUntilRendered() throws {
+        guard let layer = variantLayer else { return }
+        throw ConfigError(file: file, path: layer.path + ".variants",
+                          problem: "variant layers are not rendered per student by this build yet (docs/variant-marks.md); preview, thumbnail and stamp show variant 0")
+    }
+}

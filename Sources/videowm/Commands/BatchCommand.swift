@@ -109,6 +109,7 @@ struct BatchCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let config = try WatermarkConfig.load(path: try marks.requireConfig(command: Self.name), warn: console.warningHandler)
+        try config.refuseVariantLayerUntilRendered()
         let table = try CSVTable.load(path: csvPath!)
         let template = try OutputPathTemplate(outputTemplate!)
         let plan = try BatchPlan(config: config, table: table, outputTemplate: template, fixedVariables: marks.variables,

@@ -28,8 +28,11 @@ struct MarkOptions {
     }
 
     /// Loads the config and binds the variables: every config mistake surfaces here, before any output exists.
-    func compositor(console: Console, command: String) throws -> Compositor {
+    /// `perStudentCopy`: the job makes a student's copy (transcode), which a variant layer cannot
+    /// be drawn into yet.
+    func compositor(console: Console, command: String, perStudentCopy: Bool = false) throws -> Compositor {
         let config = try WatermarkConfig.load(path: try requireConfig(command: command), warn: console.warningHandler)
+        if perStudentCopy { try config.refuseVariantLayerUntilRendered() }
         return try Compositor.forJob(config: config, variables: variables, warn: console.warningHandler)
     }
 }
