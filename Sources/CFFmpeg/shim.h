@@ -23,6 +23,7 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/dict.h>
 #include <libavutil/sha.h>
+#include <libavutil/mastering_display_metadata.h>
 
 // AVERROR(e) is a function-like macro; Swift cannot import it.
 static inline int vwm_averror(int e) { return AVERROR(e); }

@@ -99,10 +99,41 @@ extension StillMetadataBlocks {
     /// The WebP with `EXIF` and `XMP ` chunks appended, in the extended (VP8X) layout: a
     /// simple file gets a VP8X header with its canvas size read from the VP8/VP8L bitstream.
     public func inserted(intoWebP webp: [UInt8]) -> [UInt8] {
+        precondition(!Array(RIFFChunks(webp: webp)).isEmpty, "not a WebP")
+        guard var chunks = RIFFChunks.extendedLayout(of: webp) else { return webp }
+        var vp8x = Array(chunks[0].data)
+        chunks.removeAll { $0.type == "EXIF" || $0.type == "XMP " }
+        if let exif { chunks.append(.init(type: "EXIF", data: exif[...], start: 0)); vp8x[0] |= 0x08 }
+        if let xmp { chunks.append(.init(type: "XMP ", data: xmp[...], start: 0)); vp8x[0] |= 0x04 }
+        chunks[0] = .init(type: "VP8X", data: vp8x[...], start: 0)
+        return RIFFChunks.webp(chunks)
+    }
+}
+
+/// A still's ICC colour profile where its format keeps it and the encoder does not write it.
+public enum ColorProfileContainer {
+    /// The WebP with an `ICCP` chunk holding `profile` right after its VP8X header (where the
+    /// format puts it), replacing any, and the header's ICC flag set. FFmpeg's libwebp wrapper
+    /// writes no profile, and without one an HDR still's pixels would be read as sRGB.
+    public static func inserting(_ profile: [UInt8], intoWebP webp: [UInt8]) -> [UInt8] {
+        guard !profile.isEmpty, var chunks = RIFFChunks.extendedLayout(of: webp) else { return webp }
+        var vp8x = Array(chunks[0].data)
+        vp8x[0] |= 0x20
+        chunks.removeAll { $0.type == "ICCP" }
+        chunks[0] = .init(type: "VP8X", data: vp8x[...], start: 0)
+        chunks.insert(.init(type: "ICCP", data: profile[...], start: 0), at: 1)
+        return RIFFChunks.webp(chunks)
+    }
+}
+
+extension RIFFChunks {
+    /// A WebP's chunks in the extended (VP8X) layout: a simple file gets a VP8X header with its
+    /// canvas size read from the VP8/VP8L bitstream. Nil when it is not a WebP or the size cannot be read.
+    static func extendedLayout(of webp: [UInt8]) -> [Chunk]? {
         var chunks = Array(RIFFChunks(webp: webp))
-        precondition(!chunks.isEmpty, "not a WebP")
+        guard !chunks.isEmpty else { return nil }
         if chunks[0].type != "VP8X" {
-            guard let canvas = RIFFChunks.canvas(of: chunks[0]) else { return webp }
+            guard let canvas = RIFFChunks.canvas(of: chunks[0]) else { return nil }
             var header = [UInt8](repeating: 0, count: 10)
             if canvas.alpha { header[0] |= 0x10 }
             for (index, value) in [canvas.width - 1, canvas.height - 1].enumerated() {
@@ -112,11 +143,11 @@ extension StillMetadataBlocks {
             }
             chunks.insert(RIFFChunks.Chunk(type: "VP8X", data: header[...], start: 0), at: 0)
         }
-        var vp8x = Array(chunks[0].data)
-        chunks.removeAll { $0.type == "EXIF" || $0.type == "XMP " }
-        if let exif { chunks.append(.init(type: "EXIF", data: exif[...], start: 0)); vp8x[0] |= 0x08 }
-        if let xmp { chunks.append(.init(type: "XMP ", data: xmp[...], start: 0)); vp8x[0] |= 0x04 }
-        chunks[0] = .init(type: "VP8X", data: vp8x[...], start: 0)
+        return chunks
+    }
+
+    /// The bytes of a WebP made of `chunks`.
+    static func webp(_ chunks: [Chunk]) -> [UInt8] {
         var body = Array("WEBP".utf8)
         for chunk in chunks { body += RIFFChunks.encode(type: chunk.type, data: chunk.data) }
         return Array("RIFF".utf8) + littleEndian32(body.count) + body

@@ -254,20 +254,20 @@ public final class Compositor {
     /// (see `FontLibrary.redraw`). The pixels are those a full preparation gives.
     private func redrawTimedText(_ layer: PreparedLayer, spec: LayerSpec, text: String, geometry: Geometry) throws -> PreparedLayer? {
         guard let drawing = layer.textDrawing, let dirty = try fonts.redraw(drawing, text: text) else { return nil }
-        var updated = layer
-        guard !dirty.isEmpty else { return updated }
-        let old = layer.frames.first
-        var image = old.sprite.image
+        guard !dirty.isEmpty else { return layer }
         let factor = UInt32(Self.opacityByte(spec.opacity))
-        let source = drawing.image.pixels, width = image.width
-        for row in dirty.y..<dirty.maxY {
-            for i in ((row * width + dirty.x) * 4)..<((row * width + dirty.maxX) * 4) {
-                // As `scaled(byAlpha:)` does for the whole image.
-                image.pixels[i] = factor == 255 ? source[i] : divideBy255(UInt32(source[i]) * factor)
+        let source = drawing.image.pixels
+        // In place: the layer's mark is this layer's alone, and only the dirty rectangle changes.
+        layer.frames.first.replacePixels(in: dirty) { image in
+            let width = image.width
+            for row in dirty.y..<dirty.maxY {
+                for i in ((row * width + dirty.x) * 4)..<((row * width + dirty.maxX) * 4) {
+                    // As `scaled(byAlpha:)` does for the whole image.
+                    image.pixels[i] = factor == 255 ? source[i] : divideBy255(UInt32(source[i]) * factor)
+                }
             }
         }
-        updated.frames = PreparedFrames(old.replacingPixels(with: image, in: dirty))
-        return updated
+        return layer
     }
 
     /// The warning for a tiled pattern that leaves a clean square wider than the limit.

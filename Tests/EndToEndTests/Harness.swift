@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built `videowm` and the ffmpeg tools for end-to-end tests, in a private
 /// temporary folder per test.
@@ -35,27 +38,32 @@ struct Harness {
         return root.appendingPathComponent(".build/debug/videowm").path
     }()
 
+    /// Runs `executable` in the test folder to its end, stdin empty, stdout and stderr read;
+    /// it inherits no other descriptor of this process (`ChildProcess`).
     @discardableResult
-    func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+    func run(_ executable: String, _ arguments: [String]) throws -> Result {
+        let path = executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)"
+        let out = try ChildProcess.pipe(), err = try ChildProcess.pipe()
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(path, arguments: arguments, environment: ProcessInfo.processInfo.environment, directory: directory.path,
+                                         streams: [.file("/dev/null", flags: O_RDONLY), .descriptor(out.write), .descriptor(err.write)])
+        } catch {
+            [out.read, out.write, err.read, err.write].forEach { close($0) }
+            throw error
+        }
+        close(out.write)
+        close(err.write)
         // Read both pipes concurrently so a chatty child cannot block on a full pipe.
         nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let reader = Thread { errData = FileHandle(fileDescriptor: err.read, closeOnDealloc: true).readDataToEndOfFile() }
         reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let outData = FileHandle(fileDescriptor: out.read, closeOnDealloc: true).readDataToEndOfFile()
+        let status = ChildProcess.wait(pid)
         // Not `isExecuting`: it is also false before a slow-starting thread has begun, which under
         // load returned an empty stderr for a child that had written its error line.
         while !reader.isFinished { usleep(1000) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        return Result(status: status, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 

@@ -64,7 +64,8 @@ extension Harness {
     /// Starts `script` with bash in the test folder, in a process group of its own, with
     /// `$VIDEOWM` naming the binary, every signal at its default action (as a shell would
     /// start it; the test runner may ignore SIGPIPE) and no scheduler variables inherited.
-    /// Its stdout and stderr go to files (read when it ends) unless the script redirects them.
+    /// Its stdout and stderr go to files (read when it ends) unless the script redirects them;
+    /// it inherits no other descriptor (`ChildProcess`).
     func start(_ script: String, environment extra: [String: String] = [:]) throws -> RunningScript {
         let token = UUID().uuidString.prefix(8)
         let stdoutPath = path(".run-\(token).out"), stderrPath = path(".run-\(token).err")
@@ -73,13 +74,6 @@ extension Harness {
         }
         environment["VIDEOWM"] = Harness.videowmPath
         environment.merge(extra) { _, new in new }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -92,14 +86,11 @@ extension Harness {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
-        let arguments = ["/bin/bash", "-c", "cd \(Harness.quoted(directory.path)) || exit 126\n" + script]
-        let environmentLines = environment.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
         let started = Date()
-        let code = withCStrings(arguments) { argv in
-            withCStrings(environmentLines) { envp in posix_spawn(&pid, "/bin/bash", &actions, &attributes, argv, envp) }
-        }
-        guard code == 0 else { throw HarnessError.toolFailed("posix_spawn: \(String(cString: strerror(code)))") }
+        let pid = try ChildProcess.spawn("/bin/bash", arguments: ["-c", script], environment: environment, directory: directory.path,
+                                         streams: [.file("/dev/null", flags: O_RDONLY), .file(stdoutPath, flags: O_WRONLY | O_CREAT | O_TRUNC),
+                                                   .file(stderrPath, flags: O_WRONLY | O_CREAT | O_TRUNC)],
+                                         attributes: &attributes)
         return RunningScript(pid: pid, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath)
     }
 
@@ -125,13 +116,6 @@ extension Harness {
     static func commandLine(_ arguments: [String]) -> String {
         "\"$VIDEOWM\" " + arguments.map(quoted).joined(separator: " ")
     }
-}
-
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { pointers.forEach { free($0) } }
-    return body(pointers)
 }
 
 /// The bar for a failure: it ended by itself with `status` within `seconds`, printed

@@ -85,6 +85,35 @@ struct ReliabilityEncodeOptionsTests {
         #expect(h.partialFiles().isEmpty)
     }
 
+    /// The temporary name is kept within the limit, so only the final rename would have failed:
+    /// after the whole job, as an I/O error (74) though nothing could ever have been written.
+    @Test("an output name longer than the file system allows cannot be created (73), said before any work, naming it")
+    func outputNameTooLong() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 0.5)
+        try h.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "1", h.path("in.png")])
+        let config = try config(h, text: "x")
+        let stem = String(repeating: "n", count: 300)
+        let commands: [[String]] = [
+            ["transcode", input, stem + ".mp4", "-c", config], ["transcode", input, stem + ".m3u8", "-c", config],
+            ["stamp", "in.png", "-o", stem + ".png", "-c", config], ["thumbnail", input, stem + ".png", "--at", "0.2", "-c", config],
+            ["preview", input, "-c", config, "-o", stem + ".png"],
+        ]
+        for arguments in commands {
+            let outcome = try h.shell("exec " + Harness.commandLine(arguments))
+            expectCleanFailure(outcome, status: 73, naming: stem, within: 5, in: h)
+            #expect(outcome.errorLines.first?.contains("bytes long; the file system allows at most 255") == true, "\(outcome.stderr)")
+        }
+        // A folder in the way named too long says so too, and a path over PATH_MAX.
+        let deep = Array(repeating: String(repeating: "d", count: 200), count: 25).joined(separator: "/") + "/out.mp4"
+        for output in [stem + "/out.mp4", deep] {
+            let outcome = try h.shell("exec " + Harness.commandLine(["transcode", input, output, "-c", config]))
+            expectCleanFailure(outcome, status: 73, naming: "out.mp4", within: 5, in: h)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: h.path(".")).filter { $0.hasPrefix("nnn") || $0.hasPrefix(".nnn") }.isEmpty)
+    }
+
     @Test("encoder options the encoder would refuse are usage errors (64) naming the option, before any file is read",
           arguments: [
             (["--bitrate", "0.5"], "--bitrate"), (["--bitrate", "0"], "--bitrate"), (["--bitrate", "1e400"], "--bitrate"),

@@ -67,13 +67,27 @@ struct ReliabilityOptionsTests {
         #expect(!outcome.stderr.contains("no such file"), "\(outcome.stderr)")
     }
 
-    @Test("thumbnail --at past the end is a usage error (64)")
-    func thumbnailPastTheEnd() throws {
+    /// A 2.0-s video at 25 fps: its last frame shows from 1.96 s to 2.0 s. The end itself gives
+    /// that frame; anything after it (even by a millisecond, as by half a second) is refused,
+    /// naming the duration, since a silent last frame would pass for the frame asked for.
+    @Test("thumbnail --at past the video's end is a usage error (64) naming its duration; at the end, the last frame",
+          arguments: [("1000", false), ("2.45", false), ("2.001", false), ("2.0", true), ("1.97", true)])
+    func thumbnailPastTheEnd(at: String, accepted: Bool) throws {
         let h = try Harness()
         defer { h.cleanUp() }
-        let input = try h.makeClip("in.mp4", seconds: 1)
-        let outcome = try h.shell("exec " + Harness.commandLine(["thumbnail", input, "t.png", "--at", "1000", "-c", try config(h)]))
-        expectCleanFailure(outcome, status: 64, naming: "--at", in: h)
+        let input = try h.makeClip("in.mp4", rate: "25", seconds: 2)
+        let outcome = try h.shell("exec " + Harness.commandLine(["thumbnail", input, "t.png", "--at", at, "-c", try config(h)]))
+        guard !accepted else {
+            #expect(outcome.exitStatus == 0 && outcome.stderr.isEmpty, "\(outcome)")
+            let last = try h.run("ffmpeg", ["-v", "error", "-sseof", "-0.04", "-i", input, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            let shown = try h.run("ffmpeg", ["-v", "error", "-i", h.path("t.png"), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            // The picture above the mark is the last frame's (colour conversions differ by a few levels).
+            #expect(meanDifference([UInt8](shown.stdoutData), [UInt8](last.stdoutData), width: 320, x: 0..<320, y: 0..<90) < 6)
+            return
+        }
+        expectCleanFailure(outcome, status: 64, naming: "--at \(at)", in: h)
+        #expect(outcome.errorLines.first?.contains("lasts only 2.000 s") == true, "\(outcome.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: h.path("t.png")))
     }
 
     @Test("a batch row whose text is 100,000 characters is refused before row 1 is encoded")

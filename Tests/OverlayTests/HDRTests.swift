@@ -135,3 +135,55 @@ struct HDRTests {
         #expect(luma.max() == 573)
     }
 }
+
+/// HDR video frames shown on SDR: BT.2390's EETF and the picture conversion around it.
+@Suite("HDR to SDR tone mapping")
+struct HDRToneMappingTests {
+    @Test("BT.2390's EETF: unchanged below the knee, the source peak at the target peak, monotone and continuous")
+    func eetfShape() {
+        let tone = { (nits: Double) in HDRToneMapping.toneMappedNits(nits, sourcePeakNits: 1000, targetPeakNits: 203) }
+        // The knee of a 1000-nit source for a 203-nit display is at 87.8 cd/m².
+        for nits in [0.0, 1, 10, 26, 50, 87] { #expect(abs(tone(nits) - nits) < 1e-6 * max(nits, 1), "\(nits) cd/m²") }
+        #expect(abs(tone(1000) - 203) < 1e-6 && abs(tone(4000) - 203) < 1e-6, "at and above the source peak: the target peak")
+        var previous = 0.0
+        for step in 1...2000 {
+            let value = tone(Double(step) / 2)
+            #expect(value >= previous - 1e-9, "monotone at \(Double(step) / 2)")
+            #expect(value - previous < 0.51, "continuous at \(Double(step) / 2)")
+            previous = value
+        }
+        // HDR reference white, 203 cd/m², is rolled off to 158.8 (worked out from BT.2390-10 §5.4.1).
+        #expect(abs(tone(203) - 158.8) < 0.5)
+        // No roll-off needed when the display is as bright as the source.
+        #expect(abs(HDRToneMapping.toneMappedNits(600, sourcePeakNits: 1000, targetPeakNits: 1000) - 600) < 1e-6)
+    }
+
+    /// 16-bit R′G′B′ greys through the whole picture path against the curves composed by hand.
+    @Test("a grey of each signal becomes the sRGB grey of its tone-mapped light", arguments: [FrameColorSpace.pqBT2020, .hlgBT2020])
+    func greys(colorSpace: FrameColorSpace) {
+        let mapping = HDRToneMapping(colorSpace: colorSpace)
+        let codes: [UInt16] = [0, 1000, 20000, 25186, 38000, 49151, 65535]
+        let samples = codes.flatMap { [$0, $0, $0] }
+        let image = samples.withUnsafeBufferPointer { mapping.sdrImage(rgb48: $0, width: codes.count, height: 1) }
+        for (index, code) in codes.enumerated() {
+            let signal = Double(code) / 65535
+            let nits = colorSpace.transfer == .pq ? HDRToneMapping.pqEOTF(signal)
+                : HDRToneMapping.hlgDisplayNits(scene: SIMD3(repeating: HDRToneMapping.hlgInverseOETF(signal)),
+                                                luminanceWeights: SIMD3(0.2627, 0.6780, 0.0593)).x
+            let expected = HDRToneMapping.srgbOETF(HDRToneMapping.toneMappedNits(nits, sourcePeakNits: 1000, targetPeakNits: 203) / 203) * 255
+            for channel in 0..<3 {
+                #expect(abs(Double(image.pixels[index * 4 + channel]) - expected) <= 1, "code \(code): \(image.pixels[index * 4 + channel]), expected \(expected)")
+            }
+            #expect(image.pixels[index * 4 + 3] == 255)
+        }
+    }
+
+    @Test("BT.2020 to BT.709 keeps white and grey, and a PQ picture's peak from its metadata is bounded")
+    func primariesAndPeak() {
+        let white = HDRToneMapping.bt2020ToBT709(SIMD3(repeating: 1))
+        #expect(abs(white.x - 1) < 2e-3 && abs(white.y - 1) < 2e-3 && abs(white.z - 1) < 2e-3)
+        #expect(HDRToneMapping(colorSpace: .pqBT2020, sourcePeakNits: 4000).sourcePeakNits == 4000)
+        #expect(HDRToneMapping(colorSpace: .pqBT2020, sourcePeakNits: 50).sourcePeakNits == 203, "never below SDR white")
+        #expect(HDRToneMapping(colorSpace: .hlgBT2020, sourcePeakNits: 4000).sourcePeakNits == 1000, "HLG: its reference display")
+    }
+}

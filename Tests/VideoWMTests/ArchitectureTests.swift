@@ -105,9 +105,10 @@ struct ArchitectureTests {
 
     /// The folders of VideoWM and those each may use (besides itself). Errors and Support
     /// are the ground floor; Config stands beside Media and uses neither; Stills and
-    /// SmartRendering and HLS use Media; Pipeline uses Media, SmartRendering and HLS; the jobs that need
+    /// SmartRendering and HLS use Media; Pipeline uses Media and SmartRendering; the jobs that need
     /// more (Marks binds a config to its images, Previews turns video frames into stills,
-    /// Batch runs many transcodes, Tracing names the row behind a leak) sit above.
+    /// Presentations makes HLS segments from Pipeline's stages, Transcode picks a file or a
+    /// presentation, Batch runs many transcodes, Tracing names the row behind a leak) sit above.
     static let allowedDependencies: [String: Set<String>] = [
         "Errors": [],
         "Support": ["Errors"],
@@ -120,10 +121,13 @@ struct ArchitectureTests {
         "HLS": ["Errors", "Support", "Media"],
         // The ladder, multivariant playlists, CODECS strings and WebVTT captions (docs/hls.md, "Renditions").
         "Renditions": ["Errors", "Support", "Media", "HLS"],
-        "Pipeline": ["Errors", "Support", "Media", "SmartRendering", "HLS"],
+        "Pipeline": ["Errors", "Support", "Media", "SmartRendering"],
         "Marks": ["Errors", "Support", "Config", "Stills"],
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
-        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS"],
+        // An input indexed for HLS, each row's segments made alone or in order; binds a config for a server.
+        "Presentations": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Marks", "Config"],
+        "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations"],
+        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations"],
         // Variant layers' code (docs/variant-marks.md): biases and codewords from the key, the lecture and student names.
         "Variants": ["Errors", "Support", "Config", "Keys"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
@@ -179,6 +183,25 @@ struct ArchitectureTests {
             return false
         }
         for folder in Self.allowedDependencies.keys { #expect(!reaches(folder, folder), "\(folder) depends on itself") }
+    }
+
+    // MARK: Data flows one way
+
+    /// HLS segments are written by our own fMP4 writer from the packets a segment holds: no code
+    /// that cuts or writes segments reaches the muxer (only the initialization segment is
+    /// FFmpeg's), and the muxer hands packets to nobody (no router calling back into it).
+    @Test func theSegmenterNeverCallsIntoTheMuxer() throws {
+        let segmenting = try Self.swiftFiles(under: "Sources/VideoWM/HLS") + Self.swiftFiles(under: "Sources/VideoWM/Presentations")
+        for (path, text) in segmenting where !path.hasSuffix("/InitializationSegment.swift") {
+            for pattern in ["Muxer", "muxer", "MuxedStream", "cutFragment", "writeIntoFragment"] {
+                #expect(Self.codeLines(text, containing: pattern).isEmpty, "\(path) reaches the muxer (\(pattern))")
+            }
+        }
+        for (path, text) in try Self.swiftFiles(under: "Sources/VideoWM/Media") {
+            for pattern in ["Router", "route(", "weak var"] {
+                #expect(Self.codeLines(text, containing: pattern).isEmpty, "\(path) hands packets back up (\(pattern))")
+            }
+        }
     }
 
     /// A file over 300 lines says why in its header comment.

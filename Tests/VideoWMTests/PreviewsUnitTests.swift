@@ -81,3 +81,89 @@ struct VideoFrameLocatorTests {
         #expect(seeking.fullScans == 0, "every request should have been answered by seeking")
     }
 }
+
+/// Issue 30: MPEG-TS recordings joined with `cat`, whose timestamps jump (forward, or back to
+/// where the first began). `InputFile` takes the jumps out as it reads; the locator must seek
+/// by those corrected times, not decode from the start for every frame asked for.
+@Suite("finding frames in a file whose timestamps jump")
+struct JoinedTransportStreamLocatorTests {
+    /// Runs ffmpeg quietly and fails the test when it fails.
+    func ffmpeg(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-y"] + arguments
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "ffmpeg \(arguments.joined(separator: " "))")
+    }
+
+    /// Two copies of one recording (H.264 with B-frames, a keyframe every `gop` frames, AAC)
+    /// joined byte for byte, the second starting at `secondStart` seconds on the TS clock.
+    func joined(seconds: Int, rate: Int, gop: Int, secondStart: Double) throws -> (path: String, cleanUp: () -> Void) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("videowm-joined-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let first = folder.appendingPathComponent("first.ts").path, second = folder.appendingPathComponent("second.ts").path
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=\(rate):duration=\(seconds)", "-f", "lavfi", "-i", "sine=r=8000:d=\(seconds)",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", String(gop), "-bf", "2", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", "-b:a", "16k", "-f", "mpegts", first])
+        try ffmpeg(["-i", first, "-c", "copy", "-output_ts_offset", String(secondStart), "-f", "mpegts", second])
+        var data = try Data(contentsOf: URL(fileURLWithPath: first))
+        data.append(try Data(contentsOf: URL(fileURLWithPath: second)))
+        let joined = folder.appendingPathComponent("joined.ts").path
+        try data.write(to: URL(fileURLWithPath: joined))
+        return (joined, { try? FileManager.default.removeItem(at: folder) })
+    }
+
+    func checksum(_ frame: Frame) -> Int {
+        let luma = frame.plane(0)!
+        var hasher = Hasher()
+        for row in 0..<frame.height { hasher.combine(bytes: UnsafeRawBufferPointer(start: luma.base + row * luma.bytesPerRow, count: frame.width)) }
+        return hasher.finalize()
+    }
+
+    @Test("seeking gives the frame, time and pixels a scan from the start gives, on both sides of the jump",
+          arguments: [1000.0, 1.4])
+    func seekingMatchesScanning(secondStart: Double) throws {
+        // 1.4: ffmpeg's own 1.4-s start, so the second recording starts where the first did.
+        let (path, cleanUp) = try joined(seconds: 3, rate: 25, gop: 12, secondStart: secondStart)
+        defer { cleanUp() }
+        let seeking = try VideoFrameLocator(path: path)
+        let scanning = try VideoFrameLocator(path: path)
+        let duration = try #require(seeking.durationSeconds)
+        // 6 s of frames; the second half follows the first's audio, which ends 0.2 s after its video (8-kHz AAC frames).
+        #expect(duration > 6 - 0.05 && duration < 6.5, "the video lasts about 6 s without the jump: \(duration)")
+        for seconds in [0, 0.5, 2.96, 2.999, 3.0, 3.01, 3.47, 3.48, 4.5, 5.5, 5.96, 5.999, 6.5] {
+            let time = PresentationTime(seconds: seconds)
+            let sought = try seeking.frame(at: time)
+            let scanned = try scanning.frameByScanningFromStart(at: time)
+            #expect(sought.time == scanned.time, "\(seconds) s: \(sought.time) vs \(scanned.time)")
+            #expect(checksum(sought.frame) == checksum(scanned.frame), "\(seconds) s")
+            #expect(sought.isLast == scanned.isLast, "\(seconds) s")
+        }
+        #expect(seeking.fullScans == 0, "every request should have been answered by seeking")
+    }
+
+    /// What `videowm preview` asks of a ten-minute lecture recorded in two halves: 12 tiles.
+    @Test("a contact sheet of a ten-minute joined recording decodes each tile from the keyframe before it")
+    func previewOfLongJoinedFile() throws {
+        let rate = 10, gop = 20
+        let (path, cleanUp) = try joined(seconds: 300, rate: rate, gop: gop, secondStart: 5000)
+        defer { cleanUp() }
+        let locator = try VideoFrameLocator(path: path)
+        let duration = try #require(locator.durationSeconds)
+        #expect(duration > 600 - 0.2 && duration < 600.5, "\(duration)")
+        let times = ContactSheet.sampleTimes(count: 12, durationSeconds: duration)
+        var shown: [PresentationTime] = []
+        for time in times { shown.append(try locator.frame(at: time).time) }
+        #expect(locator.fullScans == 0 && locator.seeks == 12)
+        // Each tile: at most one GOP and the frames that follow it in decode order (B-frames),
+        // plus the first frame read when the locator opened the file.
+        let bound = 1 + times.count * (gop + 4)
+        #expect(locator.decodedFrames <= bound, "decoded \(locator.decodedFrames) frames for 12 tiles (of 6000); at most \(bound)")
+        // And the frames shown are those a scan from the start shows (checked at both ends and across the jump).
+        let scanning = try VideoFrameLocator(path: path)
+        for index in [5, 6, 11] {
+            #expect(try scanning.frameByScanningFromStart(at: times[index]).time == shown[index], "tile \(index)")
+        }
+    }
+}

@@ -218,7 +218,7 @@ struct StillEncodingTests {
         #expect(!image.isOpaque)
     }
 
-    @Test("the ICC profile reaches PNG and JPEG files; WebP cannot carry it")
+    @Test("the ICC profile reaches PNG, JPEG and WebP files (WebP's ICCP chunk, after VP8X, its flag set)")
     func colourProfileIsWritten() throws {
         let profile = (0..<300).map { UInt8($0 % 251) }
         let image = StraightRGBAImage(width: 16, height: 8, fill: RGBAColor(red: 200, green: 100, blue: 50, alpha: 255))
@@ -228,6 +228,12 @@ struct StillEncodingTests {
             // PNG compresses the profile (iCCP); JPEG stores it raw in APP2 "ICC_PROFILE".
             #expect(haystack.range(of: Data(format == .png ? Array("iCCP".utf8) : Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile)) != nil, "\(name)")
         }
-        #expect(!StillImageWriter.Format.webp.keepsColorProfile)
+        for image in [image, StraightRGBAImage(width: 16, height: 8, fill: RGBAColor(red: 200, green: 100, blue: 50, alpha: 128))] {
+            let webp = try StillImageWriter.encode(image, format: .webp, path: "x.webp", settings: .init(quality: 90, iccProfile: profile))
+            // RIFF, size, WEBP, then VP8X (10 bytes, ICC flag 0x20) and the ICCP chunk holding the profile.
+            #expect(Array(webp[12..<16]) == Array("VP8X".utf8) && webp[20] & 0x20 != 0)
+            #expect(Array(webp[30..<34]) == Array("ICCP".utf8) && Array(webp[38..<(38 + profile.count)]) == profile)
+            #expect(webp[20] & 0x10 != 0 || image.isOpaque, "the alpha flag is kept")
+        }
     }
 }

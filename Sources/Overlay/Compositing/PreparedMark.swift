@@ -3,7 +3,7 @@
 ///
 /// One instance per layer per job; not safe to share between threads (the cache mutates).
 public final class PreparedMark {
-    public let sprite: Sprite
+    public private(set) var sprite: Sprite
     /// Where the mark's white lands on a PQ or HLG frame, in cd/m² (see `GraphicsWhiteMapping`).
     public let graphicsWhiteNits: Double
     private var planarCache: [PlanarKey: PlanarMark] = [:]
@@ -35,19 +35,19 @@ public final class PreparedMark {
         var phaseY: Int
     }
 
-    /// A mark of the same size and layout box whose pixels are `image`, which differs from this
-    /// mark's only inside `region`: the YUV layouts made so far are converted again there only.
-    /// This mark gives its conversions away and must not be blended afterwards.
-    func replacingPixels(with image: PremultipliedRGBAImage, in region: PixelRect) -> PreparedMark {
-        let mark = PreparedMark(sprite: Sprite(image: image, layoutBox: sprite.layoutBox), graphicsWhiteNits: graphicsWhiteNits)
+    /// Changes this mark's pixels where `update` changes them, all inside `region`, in place: its
+    /// YUV layouts are converted again there only, its HDR signals made again when next asked for.
+    /// A timed text's mark is redrawn every frame this way, without copying the whole sprite.
+    func replacePixels(in region: PixelRect, by update: (inout PremultipliedRGBAImage) -> Void) {
+        update(&sprite.image)
+        signalCache = [:]
         for key in Array(planarCache.keys) {
             // Taken out of the dictionary first, so the arrays are not shared and change in place.
             guard var planar = planarCache.removeValue(forKey: key) else { continue }
-            planar.convert(image, region: region, key: key,
+            planar.convert(sprite.image, region: region, key: key,
                            mapping: GraphicsWhiteMapping(colorSpace: key.colorSpace, whiteNits: graphicsWhiteNits))
-            mark.planarCache[key] = planar
+            planarCache[key] = planar
         }
-        return mark
     }
 
     func planar(for key: PlanarKey) -> PlanarMark {

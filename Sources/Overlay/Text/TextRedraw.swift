@@ -42,6 +42,8 @@ final class TextDrawing {
     let layoutBox: PixelRect
     let hasInk: Bool
     var image = PremultipliedRGBAImage(width: 0, height: 0)
+    /// The text as first drawn (its sprite, warnings and line count); redraws change `image` only,
+    /// and let go of the first sprite's pixels.
     var rendered = RenderedText(sprite: Sprite(image: PremultipliedRGBAImage(width: 0, height: 0), layoutBox: PixelRect(x: 0, y: 0, width: 0, height: 0)), warnings: [])
 
     var sprite: Sprite { Sprite(image: image, layoutBox: layoutBox) }
@@ -153,10 +155,12 @@ extension FontLibrary {
         guard let dirty = drawing.replaceGlyphs(changed, lines: shaped), !dirty.isEmpty else {
             return PixelRect(x: 0, y: 0, width: 0, height: 0)
         }
+        // `rendered` keeps the text as first drawn; holding this image too would make every
+        // compose below copy it whole before changing the dirty rectangle.
+        drawing.rendered.sprite.image = PremultipliedRGBAImage(width: 0, height: 0)
         drawing.composition.clear(dirty)
         drawing.drawGlyphs(in: dirty)
         drawing.compose(dirty)
-        drawing.rendered.sprite = drawing.sprite
         return dirty
     }
 }

@@ -1,16 +1,15 @@
 import Overlay
 
-/// How a batch's rows are rendered (`--render`), decided before any output exists: one index pass
-/// over the input and one plan per distinct set of layers a row keeps (rows that differ only in
-/// their variables show their marks at the same times, so they share a plan).
+/// How a batch's file rows are rendered (`--render`), decided before any output exists: one index
+/// pass over the input and one plan per distinct set of layers a row keeps (rows that differ only
+/// in their variables show their marks at the same times, so they share a plan). `.m3u8` rows are
+/// `BatchRunner.runPresentations`'.
 final class BatchRendering {
     enum Row {
         /// Every layer left out by `unless`: the video is copied.
         case copy
         case full(RenderOutcome)
         case spliced(SpliceJob, RenderOutcome)
-        /// An `.m3u8` row sharing its unmarked segments: those where a mark shows are re-encoded.
-        case segmentwise(RenderOutcome)
 
         var job: SpliceJob? {
             if case .spliced(let job, _) = self { return job }
@@ -20,7 +19,7 @@ final class BatchRendering {
         /// The row needs every picture decoded (its own GOP selection is not known to the decoder).
         var decodesEverything: Bool {
             switch self {
-            case .full, .segmentwise: true
+            case .full: true
             case .copy, .spliced: false
             }
         }
@@ -29,7 +28,7 @@ final class BatchRendering {
         var outcome: RenderOutcome? {
             switch self {
             case .copy: nil
-            case .full(let outcome), .spliced(_, let outcome), .segmentwise(let outcome): outcome
+            case .full(let outcome), .spliced(_, let outcome): outcome
             }
         }
     }
@@ -44,9 +43,8 @@ final class BatchRendering {
 
     /// Decides every row of `rows`. Throws `RenderError` for `--render smart` where a row cannot be
     /// smart-rendered; `notices` are each distinct `auto` notice, with how many rows it covers.
-    /// `.m3u8` rows follow `segmentSharing` (nil: every segment re-encoded) rather than a splice.
     init(mode: RenderMode, rows: [BatchRow], config: WatermarkConfig, source: VideoSource, settings: EncodeSettings,
-         images: ImageCache, segmentSharing: SegmentSharing? = nil) throws {
+         images: ImageCache) throws {
         let planner = mode == .full ? nil : RenderPlanner(mode: mode, source: source, settings: settings)
         self.planner = planner
         var representatives: [[Bool]: Compositor] = [:]
@@ -58,20 +56,9 @@ final class BatchRendering {
                 self.rows[row.number] = settings.copyCannotHonour ? .full(.full) : .copy
                 continue
             }
-            // A playlist row shares segments (or, without sharing, re-encodes them all); a file row is planned.
-            let isPresentation = row.target.kind == .hlsPresentation
-            let sharing = isPresentation ? segmentSharing : nil
-            guard sharing != nil || (!isPresentation && planner != nil) else {
-                self.rows[row.number] = .full(.full)
-                continue
-            }
             let compositor = try representatives[kept]
                 ?? Compositor.forJob(config: config, variables: row.variables, images: images, warn: { _ in })
             representatives[kept] = compositor
-            if let sharing {
-                self.rows[row.number] = .segmentwise(sharing.outcome(markedBy: compositor))
-                continue
-            }
             guard let planner else {
                 self.rows[row.number] = .full(.full)
                 continue

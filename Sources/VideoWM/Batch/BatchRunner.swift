@@ -110,19 +110,34 @@ public struct BatchRunner {
 
         // Open the input once before any output exists: a missing or unreadable input is the
         // batch's failure, not every row's.
-        var probedSource: VideoSource? = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
-        tracker.start(pendingRows: pending.count, inputSeconds: probedSource?.input.durationSeconds)
+        let probed = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
+        tracker.start(pendingRows: pending.count, inputSeconds: probed.input.durationSeconds)
         let images = ImageCache()
         try loadImages(usedBy: pending, into: images)
-        let sharing = try segmentSharing(for: pending, source: probedSource!)
-        let rendering = try BatchRendering(mode: render, rows: pending, config: config, source: probedSource!, settings: settings,
-                                           images: images, segmentSharing: sharing.sharing)
 
         var outputsPerDecode = outputsPerDecode
         if let lowered = DescriptorBudget.lowered(outputsPerDecode) {
             warn("\(outputsPerDecode) outputs per decode (-j) lowered to \(lowered.outputs): the open-file limit (ulimit -n \(lowered.limit)) leaves room for no more")
             outputsPerDecode = lowered.outputs
         }
+        let presentations = pending.filter { $0.target.kind == .hlsPresentation }
+        let files = pending.filter { $0.target.kind == .file }
+        if !presentations.isEmpty {
+            try runPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
+                                 onProgress: onProgress)
+        }
+        if !files.isEmpty {
+            try runFiles(files, probed: probed, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
+                         onProgress: onProgress)
+        }
+        return BatchSummary(progress: tracker.snapshot(), failures: failures)
+    }
+
+    /// The rows writing media files: `-j` at a time, each group fed by one decode.
+    private func runFiles(_ pending: [BatchRow], probed: VideoSource, images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
+                          report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
+        var probedSource: VideoSource? = probed
+        let rendering = try BatchRendering(mode: render, rows: pending, config: config, source: probed, settings: settings, images: images)
         var queue = pending
         while !queue.isEmpty {
             for start in stride(from: 0, to: queue.count, by: outputsPerDecode) {
@@ -130,7 +145,7 @@ public struct BatchRunner {
                 let group = Array(queue[start..<min(start + outputsPerDecode, queue.count)])
                 let source = probedSource
                 probedSource = nil
-                try runGroup(group, source: source, images: images, rendering: rendering, hls: sharing, tracker: tracker, report: report,
+                try runGroup(group, source: source, images: images, rendering: rendering, tracker: tracker, report: report,
                              onProgress: onProgress)
             }
             // Rows whose splice failed midway, done again in full.
@@ -138,7 +153,6 @@ public struct BatchRunner {
             for number in rendering.retryInFull { rendering.rows[number] = .full(.full) }
             rendering.retryInFull = []
         }
-        return BatchSummary(progress: tracker.snapshot(), failures: failures)
     }
 
     /// Decodes every logo a pending row draws, once, so a missing logo stops the batch up front.
@@ -151,7 +165,7 @@ public struct BatchRunner {
 
     /// One decode of the input feeding every output of `group`.
     private func runGroup(_ group: [BatchRow], source probed: VideoSource?, images: ImageCache, rendering: BatchRendering,
-                          hls: (settings: HLSSettings, sharing: SegmentSharing?), tracker: BatchProgressTracker,
+                          tracker: BatchProgressTracker,
                           report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         let started = Date()
         func finish(_ row: BatchRow, _ error: Error?) throws {
@@ -184,8 +198,7 @@ public struct BatchRunner {
         for row in group {
             do {
                 outputs.append(try GroupOutput(row: row, source: source, config: config, images: images, settings: settings,
-                                               hls: hls.settings, sharing: hls.sharing, splice: rendering.rows[row.number]?.job,
-                                               overwrite: force, warn: warn))
+                                               splice: rendering.rows[row.number]?.job, overwrite: force, warn: warn))
             } catch {
                 try finish(row, error)
             }
@@ -261,7 +274,7 @@ public struct BatchRunner {
 private struct EveryOutputFailed: Error {}
 
 /// Stops the whole batch with `reason` (what `onRow` threw), past every row's error handling.
-private struct StopBatch: Error {
+struct StopBatch: Error {
     var reason: any Error
 }
 
@@ -271,20 +284,13 @@ private final class GroupOutput {
     let output: MarkedOutput
 
     init(row: BatchRow, source: VideoSource, config: WatermarkConfig, images: ImageCache, settings: EncodeSettings,
-         hls: HLSSettings, sharing: SegmentSharing?, splice: SpliceJob?, overwrite: Bool, warn: @escaping WarningHandler) throws {
+         splice: SpliceJob?, overwrite: Bool, warn: @escaping WarningHandler) throws {
         self.row = row
         // A row whose every layer is left out by `unless` gets an empty compositor: MarkedOutput then copies the video.
         let compositor = try Compositor.forJob(config: config, variables: row.variables, images: images, warn: warn)
-        let folder = (row.output as NSString).deletingLastPathComponent
-        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-            // Only folders below the template's own (which exists) can be missing: placeholders made them.
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw OutputError(file: row.output, stage: .creating, detail: "cannot create the folder \(folder): \((error as NSError).localizedDescription)")
-            }
-        }
-        output = try MarkedOutput(source: source, target: row.target, compositor: compositor, settings: settings, hls: hls,
-                                  sharing: sharing, overwrite: overwrite, splice: splice, warn: warn)
+        try row.createFolder()
+        let plan = try OutputPlan.make(source: source, target: row.target, compositor: compositor, settings: settings, unmarkedVideo: .copy,
+                                       splice: splice)
+        output = try MarkedOutput(plan: plan, source: source, compositor: compositor, settings: settings, overwrite: overwrite, warn: warn)
     }
 }

@@ -9,8 +9,11 @@ import Overlay
 /// is already linked for HEIC input and writes the ICC profile and EXIF/XMP items as well.
 enum AVIFWriter {
     /// `quality` is libheif's lossy quality, 1…100 (the `--quality` scale of JPEG and WebP).
-    static func encode(_ image: StraightRGBAImage, quality: Int, iccProfile: [UInt8]?, exif: [UInt8]?, xmp: [UInt8]?,
-                       path: String) throws -> [UInt8] {
+    /// `codePoints` (H.273 primaries, transfer, matrix, full range) go into the `nclx` colour
+    /// box; the picture is coded with the matrix that goes with the primaries (BT.2020's or
+    /// BT.709's) rather than as RGB.
+    static func encode(_ image: StraightRGBAImage, quality: Int, iccProfile: [UInt8]?, codePoints: [UInt8]? = nil,
+                       exif: [UInt8]?, xmp: [UInt8]?, path: String) throws -> [UInt8] {
         let hasAlpha = stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] != 255 }
         let channels = hasAlpha ? 4 : 3
         var heifImage: OpaquePointer?
@@ -33,6 +36,14 @@ enum AVIFWriter {
         }
         if let iccProfile {
             try iccProfile.withUnsafeBytes { try check(heif_image_set_raw_color_profile(heifImage, "prof", $0.baseAddress, $0.count), path) }
+        } else if let codePoints, codePoints.count == 4 {
+            guard let nclx = heif_nclx_color_profile_alloc() else { throw ResourceError.memory("encoding \(path)") }
+            defer { heif_nclx_color_profile_free(nclx) }
+            try check(heif_nclx_color_profile_set_color_primaries(nclx, UInt16(codePoints[0])), path)
+            try check(heif_nclx_color_profile_set_transfer_characteristics(nclx, UInt16(codePoints[1])), path)
+            try check(heif_nclx_color_profile_set_matrix_coefficients(nclx, codePoints[0] == 9 ? 9 : 1), path)
+            nclx.pointee.full_range_flag = 1
+            try check(heif_image_set_nclx_color_profile(heifImage, nclx), path)
         }
         guard let context = heif_context_alloc() else { throw ResourceError.memory("encoding \(path)") }
         defer { heif_context_free(context) }

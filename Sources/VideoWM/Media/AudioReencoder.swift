@@ -9,7 +9,8 @@ import CFFmpeg
 /// than `driftTolerance`, silence is inserted or samples dropped, so the sound stays where
 /// the input's clock puts it however long the file.
 final class AudioReencoder {
-    let sink: PacketSink
+    /// Where the encoded packets go; set once, before the first packet is consumed.
+    private(set) var sink: PacketSink?
     private let decoder: Decoder
     private let encoder: Encoder
     private let resampler: AudioResampler
@@ -28,8 +29,16 @@ final class AudioReencoder {
 
     /// A re-encoder of `stream` (of the file named `input`) with the encoder named
     /// `encoderName`, writing into a new stream of `muxer`.
-    init(stream: InputStream, input: String, encoderName: String, muxer: Muxer) throws {
-        file = muxer.target
+    convenience init(stream: InputStream, input: String, encoderName: String, muxer: Muxer) throws {
+        try self.init(stream: stream, input: input, encoderName: encoderName, file: muxer.target,
+                      globalHeader: muxer.container.needsGlobalHeader)
+        sink = try muxer.addStream(encodedBy: encoder, replacing: stream)
+    }
+
+    /// A re-encoder whose packets go to `sink` (set with `write(to:)`); `file` names the output in
+    /// errors; `globalHeader` when the container wants codec headers out of band.
+    init(stream: InputStream, input: String, encoderName: String, file: String, globalHeader: Bool) throws {
+        self.file = file
         inputTimeBase = stream.timeBase
         decoder = try Decoder(stream: stream, file: input, threads: 1)
         encoder = try Encoder(codecName: encoderName, file: file)
@@ -44,7 +53,7 @@ final class AudioReencoder {
         try check(av_channel_layout_copy(&enc.pointee.ch_layout, &layout), OutputError.call("setting up the audio encoder", file: file))
         enc.pointee.bit_rate = Int64(min(Int(layout.nb_channels), 2) * 96_000)
         enc.pointee.time_base = AVRational(num: 1, den: enc.pointee.sample_rate)
-        if muxer.container.needsGlobalHeader { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if globalHeader { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try encoder.open(options: [:])
 
         resampler = try AudioResampler(from: (layout, dec.sample_fmt, dec.sample_rate), to: encoder, file: file)
@@ -52,8 +61,27 @@ final class AudioReencoder {
         decoded = try Frame()
         chunk = try Frame()
         packet = try Packet()
-        sink = try muxer.addStream(encodedBy: encoder, replacing: stream)
     }
+
+    private func destination() -> PacketSink {
+        guard let sink else { preconditionFailure("an audio re-encoder needs its sink before it encodes") }
+        return sink
+    }
+
+    /// Sends the encoded packets to `sink` (when not made with a muxer).
+    func write(to sink: PacketSink) {
+        precondition(self.sink == nil, "an audio re-encoder writes to one sink")
+        self.sink = sink
+    }
+
+    /// A stream of `muxer` for what this encoder makes, in place of `input` (an HLS
+    /// presentation's initialization segment describes the encoded audio so).
+    func addStream(to muxer: Muxer, replacing input: InputStream) throws -> MuxedStream {
+        try muxer.addStream(encodedBy: encoder, replacing: input)
+    }
+
+    /// The encoder's time base: the packets' timestamps count in it.
+    var timeBase: Rational { encoder.timeBase }
 
     var encoderName: String { encoder.name }
     private var sampleRate: Int32 { encoder.context.pointee.sample_rate }
@@ -100,7 +128,7 @@ final class AudioReencoder {
         try resample(nil)
         try encodeFullFrames(flushing: true)
         try encoder.send(nil)
-        try encoder.writePackets(to: sink, using: packet)
+        try encoder.writePackets(to: destination(), using: packet)
     }
 
     /// Compares where the decoded frame says it starts with where the samples written so far
@@ -165,7 +193,7 @@ final class AudioReencoder {
             chunk.presentationTimestamp = nextPts ?? 0
             nextPts = (nextPts ?? 0) + Int64(count)
             try encoder.send(chunk)
-            try encoder.writePackets(to: sink, using: packet)
+            try encoder.writePackets(to: destination(), using: packet)
         }
     }
 }

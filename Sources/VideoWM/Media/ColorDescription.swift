@@ -58,17 +58,29 @@ struct ColorDescription: Equatable, Sendable {
         }
     }
 
-    /// How frames of this description are described once converted for marking. YUV
-    /// sources keep their matrix and range; RGB sources become limited-range YUV with the
+    /// How frames of this description are described once converted for marking, and encoded.
+    /// YUV sources keep their matrix and range; RGB sources become limited-range YUV with the
     /// matrix players assume for that size (BT.709 from 720 lines, else BT.601), which the
-    /// encoder must then signal.
+    /// encoder must then signal. A YUV picture of 720 lines or more that says nothing of its
+    /// colour was marked as BT.709 (`yuvMatrix`'s guess) and is said to be BT.709 — primaries,
+    /// transfer and matrix — so a player that guesses otherwise still shows it, marks included,
+    /// as it was marked. (Below 720 lines the guess, BT.601, leaves the primaries open: 525 or 625
+    /// lines.)
     func convertedForMarking(from format: PixelFormat, height: Int) -> ColorDescription {
-        guard format.isRGB || matrix == AVCOL_SPC_RGB else { return self }
         var converted = self
-        converted.matrix = height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
-        converted.range = AVCOL_RANGE_MPEG
+        if format.isRGB || matrix == AVCOL_SPC_RGB {
+            converted.matrix = height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
+            converted.range = AVCOL_RANGE_MPEG
+        } else if height >= 720, isUntagged {
+            converted.primaries = AVCOL_PRI_BT709
+            converted.transfer = AVCOL_TRC_BT709
+            converted.matrix = AVCOL_SPC_BT709
+        }
         return converted
     }
+
+    /// Whether the description says nothing of primaries, transfer or matrix.
+    var isUntagged: Bool { primaries == AVCOL_PRI_UNSPECIFIED && transfer == AVCOL_TRC_UNSPECIFIED && matrix == AVCOL_SPC_UNSPECIFIED }
 }
 
 /// One of swscale's coefficient tables (`SWS_CS_*`).
@@ -88,7 +100,9 @@ struct ColorConversion: Equatable, Sendable {
     /// A frame of `source` (pixel format `format`) converted to `target` for marking: its own
     /// matrix and range; for RGB sources, which have no matrix, the one `target` gives the output.
     static func marking(from source: ColorDescription, format: PixelFormat, to target: ColorDescription, height: Int) -> ColorConversion {
-        let fromRGB = target.matrix != source.matrix
+        // RGB has no range to keep (it is full); an untagged YUV source given BT.709 tags
+        // (`convertedForMarking`) keeps its own range.
+        let fromRGB = format.isRGB || source.matrix == AVCOL_SPC_RGB
         return ColorConversion(coefficients: target.scaleCoefficients(height: height), sourceFullRange: fromRGB || source.isFullRange,
                                targetFullRange: target.isFullRange)
     }

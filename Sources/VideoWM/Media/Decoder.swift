@@ -31,6 +31,32 @@ final class Decoder {
         }
     }
 
+    /// A one-thread decoder for the packets `encoder` makes (its codec, size, format and global
+    /// header): smart rendering's quality trial decodes its own re-encoded pictures to compare them
+    /// with the input's.
+    init(decodingOutputOf encoder: Encoder, file: String) throws {
+        self.file = file
+        guard let codec = avcodec_find_decoder(encoder.codec.pointee.id) else {
+            throw MediaError(file: file, detail: "no decoder for what \(encoder.name) makes")
+        }
+        guard let parameters = avcodec_parameters_alloc() else { throw ResourceError.memory("creating codec parameters") }
+        var ownedParameters: UnsafeMutablePointer<AVCodecParameters>? = parameters
+        defer { avcodec_parameters_free(&ownedParameters) }
+        try check(avcodec_parameters_from_context(parameters, encoder.context), MediaError.call("copying codec parameters", file: file))
+        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceError.memory("creating a decoder") }
+        var owned: UnsafeMutablePointer<AVCodecContext>? = ctx
+        let copied = avcodec_parameters_to_context(ctx, parameters)
+        ctx.pointee.pkt_timebase = encoder.context.pointee.time_base
+        ctx.pointee.thread_count = 1
+        let code = copied < 0 ? copied : avcodec_open2(ctx, codec, nil)
+        guard code >= 0 else {
+            avcodec_free_context(&owned)
+            try check(code, MediaError.call("opening a decoder for \(encoder.name)'s output", file: file))
+            preconditionFailure("check returned for a failed open")
+        }
+        context = ctx
+    }
+
     /// A context opened on `codec`, or avcodec_open2's failing code (the context freed).
     private static func open(_ codec: UnsafePointer<AVCodec>, parameters: UnsafeMutablePointer<AVCodecParameters>, stream: InputStream,
                              file: String, threads: Int, strict: Bool,
@@ -105,6 +131,43 @@ final class Decoder {
         if code == AVErrorCode.endOfFile { return .endOfStream }
         if code >= 0 { return .frame }
         return .damaged(try MediaError.decoding(code, file: file))
+    }
+
+    /// Decodes `packet` (nil drains): sends it and hands every frame the decoder has ready to
+    /// `onFrame` (the frame is emptied after each call). A decoder that must give out frames
+    /// before it takes more input (`mustReceiveFirst`) gets the same packet again once it has, so
+    /// no packet is dropped. `onDamage` hears damaged data (`sending`: from the packet sent, else
+    /// from a frame), to count it or stop.
+    func decode(_ packet: Packet?, into frame: Frame, onDamage: (MediaError, _ sending: Bool) throws -> Void,
+                onFrame: (Frame) throws -> Void) throws {
+        var sent = false
+        while !sent {
+            var refused = false
+            switch try send(packet) {
+            case .accepted: sent = true
+            case .damaged(let damage):
+                sent = true
+                try onDamage(damage, true)
+            case .mustReceiveFirst: refused = true
+            }
+            var received = 0
+            receiving: while true {
+                switch try receive(into: frame) {
+                case .frame:
+                    received += 1
+                    defer { frame.unref() }
+                    try onFrame(frame)
+                case .needsInput, .endOfStream:
+                    break receiving
+                case .damaged(let damage):
+                    try onDamage(damage, false)
+                }
+            }
+            // A decoder that refuses input yet has nothing to give would never take the packet.
+            if refused && received == 0 {
+                throw MediaError(file: file, detail: "the decoder neither takes the next packet nor gives a frame")
+            }
+        }
     }
 }
 

@@ -56,6 +56,8 @@ final class Encoder {
     var name: String { String(cString: codec.pointee.name) }
 
     var timeBase: Rational { Rational(context.pointee.time_base) }
+    /// Pictures the encoder may output before it is shown (B-frame reordering, `has_b_frames`).
+    var reorderDelay: Int { Int(context.pointee.has_b_frames) }
     var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
     var width: Int { Int(context.pointee.width) }
     var height: Int { Int(context.pointee.height) }

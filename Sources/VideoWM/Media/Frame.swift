@@ -155,6 +155,24 @@ final class Frame {
         return Array(UnsafeBufferPointer(start: side.pointee.data, count: Int(side.pointee.size)))
     }
 
+    /// The brightest the picture's content gets, in cd/m², as an HDR stream says: its content
+    /// light level (MaxCLL), else its mastering display's peak; nil when it says neither.
+    var sourcePeakNits: Double? {
+        if let side = av_frame_get_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL),
+           side.pointee.size >= MemoryLayout<AVContentLightMetadata>.size {
+            let maxCLL = side.pointee.data.withMemoryRebound(to: AVContentLightMetadata.self, capacity: 1) { $0.pointee.MaxCLL }
+            if maxCLL > 0 { return Double(maxCLL) }
+        }
+        if let side = av_frame_get_side_data(pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA),
+           side.pointee.size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
+            let display = side.pointee.data.withMemoryRebound(to: AVMasteringDisplayMetadata.self, capacity: 1) { $0.pointee }
+            if display.has_luminance != 0, display.max_luminance.den > 0, display.max_luminance.num > 0 {
+                return Double(display.max_luminance.num) / Double(display.max_luminance.den)
+            }
+        }
+        return nil
+    }
+
     func attachICCProfile(_ profile: [UInt8]) throws {
         guard !profile.isEmpty, av_frame_get_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE) == nil else { return }
         guard let side = av_frame_new_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count) else {

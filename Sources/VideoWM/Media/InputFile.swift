@@ -83,16 +83,17 @@ final class InputFile {
     /// Where the timestamps read so far jumped and were shifted to follow on: the time of the
     /// first packet after the jump (seconds from the file's start) and the shift (seconds).
     var timestampJumps: [(atSeconds: Double, shiftSeconds: Double)] {
+        if let replay { return replay.jumps }
         guard let continuity else { return [] }
         let start = (context.pointee.start_time == vwm_nopts_value() ? 0 : context.pointee.start_time) + continuity.initialOffset
         return continuity.jumps.map { (Double($0.at - start) / 1e6, Double($0.shift) / 1e6) }
     }
 
     /// Some timestamp read so far jumped.
-    var hasTimestampJumps: Bool { continuity?.jumps.isEmpty == false }
+    var hasTimestampJumps: Bool { replay?.hasJumps ?? (continuity?.jumps.isEmpty == false) }
 
-    /// The file's format allows timestamp jumps, which reading corrects (seeking by time cannot
-    /// be trusted in a file that has some).
+    /// The file's format allows timestamp jumps, which reading corrects (and seeking, by the
+    /// `correctedTimeline()`).
     var correctsTimestampJumps: Bool { continuity != nil }
 
     deinit {
@@ -133,12 +134,27 @@ final class InputFile {
 
     /// Reads the next packet; false at the end of the file.
     func read(into packet: Packet) throws -> Bool {
+        try readReportingCorrection(into: packet) != nil
+    }
+
+    /// Reads the next packet and says how many ticks (of its stream's time base) were added to
+    /// its timestamps to take out the jumps (0 where nothing is corrected); nil at the end.
+    func readReportingCorrection(into packet: Packet) throws -> Int64? {
         if !readAhead.isEmpty {
-            packet.take(readAhead.removeFirst())
-            return true
+            let (next, ticks) = readAhead.removeFirst()
+            packet.take(next)
+            return ticks
         }
-        guard try readFromFile(into: packet) else { return false }
-        guard var continuity else { return true }
+        guard try readFromFile(into: packet) else { return nil }
+        if let replay {
+            // After a seek in a file with jumps: the correction the reading from the start gave.
+            let stream = packet.streamIndex
+            let ticks = packet.position.flatMap { replay.ticks(stream: stream, position: $0) } ?? replayTicks[stream] ?? 0
+            replayTicks[stream] = ticks
+            if ticks != 0 { packet.shift(by: ticks) }
+            return ticks
+        }
+        guard var continuity else { return 0 }
         defer { self.continuity = continuity }
         // A jump reads ahead (a bounded number of packets) to see where every stream starts again.
         var bytesAhead = 0
@@ -150,13 +166,40 @@ final class InputFile {
             return next
         }
         for (read, ticks) in corrected where ticks != 0 { read.shift(by: ticks) }
-        readAhead = corrected.dropFirst().map(\.0)
-        return true
+        readAhead = Array(corrected.dropFirst())
+        return corrected[0].1
     }
 
-    /// Packets read ahead past a timestamp jump, already corrected, handed out before reading on.
-    private var readAhead: [Packet] = []
+    /// Packets read ahead past a timestamp jump, already corrected (with the ticks added),
+    /// handed out before reading on.
+    private var readAhead: [(Packet, Int64)] = []
     private static let readAheadBytes = 64 << 20
+
+    /// The whole file's corrections, read once when first needed (`correctedTimeline()`).
+    private var timeline: CorrectedTimeline?
+    /// Set once a seek went by the timeline: every packet from then on is corrected from it.
+    private var replay: CorrectedTimeline?
+    /// The last correction handed out per stream in replay, for a packet without a position.
+    private var replayTicks: [Int: Int64] = [:]
+
+    /// For a format whose timestamps may jump: the timeline of one reading of the whole file
+    /// (packets only; read on first use, then kept). Nil for other formats and for URLs.
+    func correctedTimeline() throws -> CorrectedTimeline? {
+        guard continuity != nil, memoryIO == nil, !Self.isURL(path) else { return nil }
+        if let timeline { return timeline }
+        let read = try CorrectedTimeline.read(path: path, name: name)
+        timeline = read
+        return read
+    }
+
+    /// Takes `other`'s timeline when it has one (the same file opened again), so it is not read twice.
+    func shareTimeline(of other: InputFile) {
+        if timeline == nil, other.path == path { timeline = other.timeline }
+    }
+
+    private static func isURL(_ path: String) -> Bool {
+        path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://")
+    }
 
     private func readFromFile(into packet: Packet) throws -> Bool {
         let code = av_read_frame(context, packet.pointer)
@@ -176,17 +219,43 @@ final class InputFile {
     }
 
     /// Seeks so that reading `stream` starts at the keyframe at or before `timestamp` (in the
-    /// stream's time base). False when the file cannot seek there.
+    /// stream's time base, on the corrected clock `read` hands out). False when the file cannot
+    /// seek there.
+    ///
+    /// In a file whose timestamps jump, the seek goes to the keyframe's byte position from the
+    /// timeline, and the packets read after it get the corrections the reading from the start
+    /// gave them; otherwise FFmpeg seeks by time, less the constant offset of a clock that wrapped.
     func seek(_ stream: InputStream, toKeyframeBefore timestamp: Int64) -> Bool {
-        continuity?.forgetPositions()
         readAhead = []
-        return avformat_seek_file(context, Int32(stream.index), Int64.min, timestamp, timestamp, 0) >= 0
+        var target = timestamp
+        if var continuity {
+            guard let timeline = try? correctedTimeline() else { return false }
+            if timeline.hasJumps {
+                guard let keyframe = timeline.keyframe(of: stream.index, atOrBefore: timestamp) else { return false }
+                replay = timeline
+                replayTicks = [:]
+                return av_seek_frame(context, -1, keyframe.position, AVSEEK_FLAG_BYTE) >= 0
+            }
+            continuity.forgetPositions()
+            self.continuity = continuity
+            if stream.timeBase.isValid {
+                target -= Rational(1, 1_000_000).convert(continuity.initialOffset, to: stream.timeBase)
+            }
+        }
+        return avformat_seek_file(context, Int32(stream.index), Int64.min, target, target, 0) >= 0
     }
 
     /// Duration in seconds, when the container knows it.
     var durationSeconds: Double? {
         let d = context.pointee.duration
         return d == vwm_nopts_value() || d <= 0 ? nil : Double(d) / Double(AV_TIME_BASE)
+    }
+
+    /// The file's size in bytes, when known.
+    var byteCount: Int64? {
+        guard let pb = context.pointee.pb else { return nil }
+        let size = avio_size(pb)
+        return size > 0 ? size : nil
     }
 
     /// The container's bit rate in bits per second, when known.

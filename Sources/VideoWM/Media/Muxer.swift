@@ -14,8 +14,6 @@ final class Muxer {
     let container: Container
     /// Whether the bytes go into memory, to be taken fragment by fragment (`cutFragment`).
     let writesFragmentsInMemory: Bool
-    /// When set, every packet goes to the router instead of being muxed (see `MuxerPacketRouter`).
-    weak var packetRouter: MuxerPacketRouter?
     private var headerWritten = false
     private var ioOpen = false
     /// Ticks added to every timestamp of an output stream before muxing, by stream index.
@@ -30,13 +28,13 @@ final class Muxer {
         writesFragmentsInMemory = false
     }
 
-    /// A fragmented-MP4 muxer writing into memory: the initialization segment and media
-    /// segments of the HLS presentation whose playlist is `target`.
-    init(fragmentedMP4For target: OutputTarget) throws {
+    /// A fragmented-MP4 muxer writing into memory: what makes an HLS presentation's
+    /// initialization segment; `name` names it in errors.
+    init(fragmentedMP4Named name: String) throws {
         container = .fragmentedMP4
-        context = try Self.allocate(format: container.format, path: "", target: target.path)
+        context = try Self.allocate(format: container.format, path: "", target: name)
         path = ""
-        self.target = target.path
+        target = name
         writesFragmentsInMemory = true
     }
 
@@ -221,13 +219,8 @@ final class Muxer {
         return shifts
     }
 
-    /// Writes a packet whose stream index and timestamps are already the output stream's
-    /// (or hands it to the `packetRouter`).
+    /// Writes a packet whose stream index and timestamps are already the output stream's.
     func write(_ packet: Packet) throws {
-        if let packetRouter {
-            try packetRouter.route(packet)
-            return
-        }
         if let shift = timestampShifts[packet.streamIndex] { packet.shift(by: shift) }
         let code = av_interleaved_write_frame(context, packet.pointer)
         try check(code, OutputError.call("writing", file: target))

@@ -14,6 +14,9 @@ public struct OutputTarget: Sendable, Equatable {
         case file
         /// An HLS media playlist (`.m3u8`) and its fMP4 segments.
         case hlsPresentation
+        /// One file of an HLS presentation made alone (`--only-segment`): what the presentation
+        /// of the same input, marks and options has at that place, byte for byte.
+        case hlsPart(PresentationPart)
     }
 
     /// The path as given (the file, or the playlist).
@@ -23,9 +26,15 @@ public struct OutputTarget: Sendable, Equatable {
     let container: Container
 
     /// Reads `path`: `.m3u8` is an HLS presentation, `.mpd` is refused, any other extension
-    /// names the file's container (refused when FFmpeg knows none by it).
-    public init(path: String) throws(RequestError) {
+    /// names the file's container (refused when FFmpeg knows none by it). With `part`, the path
+    /// is that one file of a presentation, whatever its name.
+    public init(path: String, part: PresentationPart? = nil) throws(RequestError) {
         self.path = path
+        if let part {
+            kind = .hlsPart(part)
+            container = .fragmentedMP4
+            return
+        }
         switch (path as NSString).pathExtension.lowercased() {
         case "m3u8":
             kind = .hlsPresentation
@@ -41,8 +50,30 @@ public struct OutputTarget: Sendable, Equatable {
         }
     }
 
+    init(kind: Kind, path: String, container: Container) {
+        self.kind = kind
+        self.path = path
+        self.container = container
+    }
+
+    /// An HLS presentation, or one file of one: segments carry video and audio only.
+    var isPresentation: Bool {
+        switch kind {
+        case .file: false
+        case .hlsPresentation, .hlsPart: true
+        }
+    }
+
     /// ".webm": how messages name the kind of file ("a .webm file cannot hold h264 video").
     public var fileType: String { "." + (path as NSString).pathExtension }
+}
+
+/// One file of an HLS presentation.
+public enum PresentationPart: Sendable, Equatable {
+    /// The initialization segment (`ftyp` + `moov`).
+    case initialization
+    /// Media segment `index` (0 for the first).
+    case segment(Int)
 }
 
 /// A muxer's container and the questions the pipeline asks of it, answered in this one place:

@@ -57,8 +57,18 @@ final class Packet {
     /// Forgets the byte position in the input, which means nothing in the output.
     func clearPosition() { pointer.pointee.pos = -1 }
 
+    /// The byte offset in the file where the packet starts, when the demuxer knows it.
+    var position: Int64? { pointer.pointee.pos >= 0 ? pointer.pointee.pos : nil }
+
     /// The packet's bytes.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)) }
+
+    /// Runs `body` with the packet's bytes, which stay alive (and unchanged) for the call only.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) {
+            try body(UnsafeRawBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)))
+        }
+    }
 
     /// Gives the packet `data` in place of its bytes, keeping its timestamps, duration and flags.
     func replaceData(with data: [UInt8], file: String) throws {

@@ -8,15 +8,6 @@ protocol PacketSink: AnyObject {
     func write(_ packet: Packet, timeBase: Rational) throws
 }
 
-/// Takes the packets a muxer is given before they are muxed, to decide where each goes (the
-/// HLS segmenter, which writes them into fragments with `Muxer.writeIntoFragment` and cuts them
-/// with `Muxer.cutFragment`).
-protocol MuxerPacketRouter: AnyObject {
-    /// `packet` carries its output stream's index and time base; the router keeps a reference
-    /// if it needs the packet later (the caller reuses it).
-    func route(_ packet: Packet) throws
-}
-
 /// One stream of a muxer, as the destination of its packets.
 final class MuxedStream: PacketSink {
     let stream: UnsafeMutablePointer<AVStream>

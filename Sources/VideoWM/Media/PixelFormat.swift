@@ -11,6 +11,8 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
     static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
     static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
+    /// 16 bits per component, little-endian: what HDR frames are tone-mapped from.
+    static let rgb48 = PixelFormat(AV_PIX_FMT_RGB48LE)
     /// Luma alone, 8 bits: what leak tracing compares.
     static let gray8 = PixelFormat(AV_PIX_FMT_GRAY8)
     /// Full-range 8-bit YUV, as JPEG stores it, by chroma subsampling (right shifts of x and y).

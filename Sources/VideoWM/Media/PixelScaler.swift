@@ -103,3 +103,31 @@ final class RGBAConverter {
         return StraightRGBAImage(width: targetWidth, height: targetHeight, pixels: pixels)
     }
 }
+
+/// Turns decoded (and marked) frames into 16-bit R′G′B′ samples, three per pixel, optionally
+/// resized: what an HDR frame is tone-mapped from (`HDRToneMapping`), without the banding
+/// 8 bits would leave in a PQ or HLG signal's mid-tones.
+final class RGB48Converter {
+    private let scaler: PixelScaler
+    let targetWidth: Int
+    let targetHeight: Int
+
+    init(from frame: Frame, toWidth width: Int, height: Int, colors: ColorConversion, file: String) throws {
+        precondition(width > 0 && height > 0, "converting to an empty picture")
+        scaler = try PixelScaler(from: (frame.width, frame.height, frame.pixelFormat), to: (width, height, .rgb48), colors: colors, file: file)
+        targetWidth = width
+        targetHeight = height
+    }
+
+    /// The samples, in the machine's byte order.
+    func convert(_ frame: Frame) throws -> [UInt16] {
+        var samples = [UInt16](repeating: 0, count: targetWidth * targetHeight * 3)
+        try samples.withUnsafeMutableBytes { buffer in
+            try scaler.scale(frame, intoPacked: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow: targetWidth * 6)
+        }
+        #if _endian(big)
+        for i in samples.indices { samples[i] = UInt16(littleEndian: samples[i]) }
+        #endif
+        return samples
+    }
+}

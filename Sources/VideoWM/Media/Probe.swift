@@ -20,9 +20,12 @@ public struct MediaDescription: Sendable, Codable {
 
     public var file: String
     public var format: String
+    /// Without the jumps of a file whose timestamps jump (as transcode reads it).
     public var durationSeconds: Double?
     public var bitRate: Int?
     public var streams: [Stream]
+    /// Where the timestamps jump (seconds from the start, on the corrected clock), when they do.
+    public var timestampJumpsAtSeconds: [Double]?
 
     /// What the media file at `path` holds (`probe(path:)`, in HLS, also reads playlists).
     static func probe(mediaFile path: String) throws -> MediaDescription {
@@ -53,13 +56,40 @@ public struct MediaDescription: Sendable, Codable {
             stream.durationSeconds = s.duration.map(s.timeBase.seconds)
             return stream
         }
-        return MediaDescription(file: path, format: input.formatName, durationSeconds: input.durationSeconds, bitRate: input.bitRate,
-                                streams: streams)
+        var description = MediaDescription(file: path, format: input.formatName, durationSeconds: input.durationSeconds,
+                                           bitRate: input.bitRate, streams: streams)
+        description.takeOutTimestampJumps(of: input)
+        return description
+    }
+
+    /// A file whose timestamps jump (MPEG-TS recordings joined): the container's duration counts
+    /// the jumps (1000 s for a 4-s file whose second half starts 1000 s later), so the durations
+    /// are those of one reading with the jumps taken out, as transcode reads it. The file's
+    /// packets are read for that (not decoded); one that cannot be read keeps the container's.
+    private mutating func takeOutTimestampJumps(of input: InputFile) {
+        guard let timeline = try? input.correctedTimeline(), timeline.hasJumps else { return }
+        let media = Set(input.streams.filter { $0.mediaType == .video || $0.mediaType == .audio }.map(\.index))
+        if let corrected = timeline.durationSeconds(mediaStreams: media) {
+            durationSeconds = corrected
+            // FFmpeg's bit rate of such a file is its size over the duration that counts the jumps.
+            if let bytes = input.byteCount, corrected > 0 { bitRate = Int((Double(bytes) * 8 / corrected).rounded()) }
+        }
+        for index in streams.indices {
+            let stream = input.stream(streams[index].index)
+            if stream.timeBase.isValid, let ticks = timeline.duration(of: stream.index) {
+                streams[index].durationSeconds = stream.timeBase.seconds(ticks)
+            }
+        }
+        timestampJumpsAtSeconds = timeline.jumps.map(\.atSeconds)
     }
 
     /// A few lines for people.
     public var summary: String {
         var lines = ["\(file): \(format)" + (durationSeconds.map { String(format: ", %.3f s", $0) } ?? "") + (bitRate.map { ", \($0 / 1000) kb/s" } ?? "")]
+        if let jumps = timestampJumpsAtSeconds, !jumps.isEmpty {
+            lines.append("  timestamps jump at " + jumps.map { String(format: "%.3f s", $0) }.joined(separator: ", ")
+                         + "; times and durations are without the jumps, as transcode reads them")
+        }
         for s in streams {
             var parts = ["  stream \(s.index): \(s.type) \(s.codec)"]
             if let w = s.width, let h = s.height { parts.append("\(w)×\(h)") }

@@ -34,9 +34,19 @@ public struct EncodeSettings: Sendable, Equatable {
         self.controls = controls
     }
 
-    /// Whether the video must be re-encoded even where nothing is marked (a batch row that
-    /// `unless` leaves clean): a packet copy keeps the input's keyframes, rate and profile.
-    var copyCannotHonour: Bool { controls != EncoderControls() || scale != nil }
+    /// Why the input's own video packets cannot be what these settings ask for (a packet copy
+    /// keeps the input's size, keyframes, rate and profile): the one place that decides it, for
+    /// a clean batch row, smart rendering's copied GOPs and an HLS row's shared segments alike.
+    /// Nil when a copy honours every option.
+    var whyCopiesCannotHonour: String? {
+        if scale != nil { return "a size option asks for another picture size than the input's" }
+        let options = [(controls.gop != nil, "--gop"), (controls.maxRate != nil, "--maxrate"), (controls.bufferSize != nil, "--bufsize"),
+                       (controls.profile != nil, "--profile"), (controls.level != nil, "--level"), (controls.tune != nil, "--tune")]
+        return options.first(where: \.0).map { "\($0.1) asks for what the copied GOPs, the input's own, cannot change" }
+    }
+
+    /// Whether the video must be re-encoded even where nothing is marked (see `whyCopiesCannotHonour`).
+    var copyCannotHonour: Bool { whyCopiesCannotHonour != nil }
 
     /// The codec the video of `target` is encoded with: `--codec`, else its container's usual one.
     public func videoCodec(for target: OutputTarget) -> VideoCodec {

@@ -121,3 +121,25 @@ final class FrameMarker {
         return made
     }
 }
+
+extension FrameMarker {
+    /// The marks' side of re-encoding `video`: the compositor told the stream's timecode and
+    /// prepared for the picture the marks are laid out on (the stored picture, or `scaled` when a
+    /// size option scales it first, with square pixels then), and the marker that converts frames
+    /// to `format` at `outputWidth`×`outputHeight` and draws on them. Every way of re-encoding
+    /// (a full render, smart rendering's spans, an HLS segment) sets its marks up here.
+    static func prepared(compositor: Compositor, video: VideoStreamDescription, timecode: Timecode?, file: String,
+                         format: PixelFormat, outputWidth: Int, outputHeight: Int, scaled: (width: Int, height: Int)? = nil,
+                         warn: @escaping WarningHandler) throws -> FrameMarker {
+        let picture = scaled ?? (video.width, video.height)
+        let pixelAspect = scaled == nil ? video.pixelAspect : .square
+        compositor.timecode = timecode
+        try LayerError.rethrowing {
+            try compositor.prepare(storedWidth: picture.width, storedHeight: picture.height, rotation: video.rotation, pixelAspect: pixelAspect)
+        }
+        return FrameMarker(compositor: compositor, targetFormat: format, rotation: video.rotation, pixelAspect: pixelAspect,
+                           file: file, streamWidth: video.width, streamHeight: video.height,
+                           pictureWidth: picture.width, pictureHeight: picture.height,
+                           outputWidth: outputWidth, outputHeight: outputHeight, warn: warn)
+    }
+}

@@ -131,14 +131,7 @@ final class RenderPlanner {
             return asked("--codec \(wanted.rawValue) asks for another codec than the input's \(codecName)")
         }
         // Copied GOPs keep the input's size, keyframes, rate and profile: options that change them need every frame.
-        if settings.scale != nil { return asked("a size option asks for another picture size than the input's") }
-        let controls = settings.controls
-        let options = [(controls.gop != nil, "--gop"), (controls.maxRate != nil, "--maxrate"), (controls.bufferSize != nil, "--bufsize"),
-                     (controls.profile != nil, "--profile"), (controls.level != nil, "--level"), (controls.tune != nil, "--tune")]
-            .filter(\.0).map(\.1)
-        if let first = options.first {
-            return asked("\(first) asks for what the copied GOPs, the input's own, cannot change")
-        }
+        if let reason = settings.whyCopiesCannotHonour { return asked(reason) }
         guard target.kind == .file, target.container.isSpliceable else {
             return asked("smart rendering writes MP4, MOV, MKV, WebM or MPEG-TS files, not \(target.fileType.lowercased())")
         }

@@ -31,6 +31,8 @@ final class SplicedVideo {
     private var spanOfPicture: [Int64: Int] = [:]
     private var durationOfPicture: [Int64: Int64] = [:]
     private var open: (span: Int, encoder: Encoder, received: Set<Int64>)?
+    /// The span whose first pictures wait (unmarked) for its quality trial.
+    private var waiting: (span: Int, pictures: [(frame: Frame, pts: Int64, time: PresentationTime)])?
     /// Spans fully encoded and written.
     private var completedSpans = 0
     /// The encoder opened for the stream header (its parameter sets), kept for the first span.
@@ -41,7 +43,8 @@ final class SplicedVideo {
     private let scratchPacket: Packet
     private(set) var picturesEncoded = 0
 
-    init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, muxer: Muxer, target: String,
+    /// - Parameter timecode: the stream's timecode clock for `{timecode}`, as a full render has it.
+    init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, timecode: Timecode?, muxer: Muxer, target: String,
          warn: @escaping WarningHandler) throws {
         self.job = job
         let stream = source.stream, video = source.video
@@ -79,33 +82,55 @@ final class SplicedVideo {
                                                      tag: bitstream.sampleEntryTag(mp4: muxer.container.family == .mp4))
         sink = SpliceSink(destination: output, timeBase: stream.timeBase, plan: job.plan, decodeTimestamps: job.index.decodeTimestamps,
                           bitstream: bitstream, file: target)
-        try LayerError.rethrowing {
-            try compositor.prepare(storedWidth: video.width, storedHeight: video.height, rotation: video.rotation, pixelAspect: video.pixelAspect)
-        }
-        marker = FrameMarker(compositor: compositor, targetFormat: video.pixelFormat, rotation: video.rotation, pixelAspect: video.pixelAspect,
-                             file: source.path, pictureWidth: video.width, pictureHeight: video.height, warn: warn)
+        marker = try FrameMarker.prepared(compositor: compositor, video: video, timecode: timecode, file: source.path, format: video.pixelFormat,
+                                          outputWidth: video.width, outputHeight: video.height, warn: warn)
     }
 
     /// The encoder parameter sets the sample entry lists; every span's encoder must write the same.
     private let headerEncoderHeader: [UInt8]
 
-    /// An opened encoder for span `span`: the input's codec, profile, level, pixel format, size,
-    /// colour and reorder depth, at the rate of the packets it replaces (unless `--crf`/`--bitrate`).
-    private static func encoder(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
-                                parameterSetID: Int, file: String) throws -> Encoder {
+    /// The encoder configuration for span `span`: the input's codec, profile, level, pixel format,
+    /// size, colour and reorder depth, at `crf` (the quality trial's, capped at twice the bytes
+    /// replaced) or at the rate of the packets it replaces; `--crf`/`--bitrate` win over both.
+    private static func configuration(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
+                                      parameterSetID: Int, crf: Double? = nil) -> VideoEncoderConfiguration {
+        let replaced = job.plan.spans[span].replacedPackets
         let input = SpliceEncoderSettings.Input(codec: job.codec, profileName: stream.profileName, level: stream.level,
                                                 reorderDelay: stream.reorderDelay, gopFrames: job.index.longestGOP,
-                                                matchedBitRate: job.index.bitRate(of: job.plan.spans[span].replacedPackets))
+                                                matchedBitRate: job.index.bitRate(of: replaced))
+        let seconds = job.index.timeBase.seconds(replaced.reduce(Int64(0)) { $0 + max(job.index.packets[$1].duration, 0) })
         let splice = SpliceEncoderSettings(input: input, crf: settings.crf, bitRate: settings.bitRate, preset: settings.preset,
-                                           spsID: parameterSetID)
-        let configuration = VideoEncoderConfiguration(
+                                           spsID: parameterSetID, matchedCRF: crf, spanSeconds: seconds)
+        return VideoEncoderConfiguration(
             encoderName: splice.encoderName, pixelFormat: video.pixelFormat, width: video.width, height: video.height,
             sampleAspect: video.codecSampleAspect, timeBase: stream.timeBase, frameRate: video.frameRate,
             // The input's own tags, unspecified ones included: the spliced pictures must say what the copied ones say.
             color: video.color, threads: settings.threads, bitRate: splice.bitRate, maxRate: splice.maxRate, bufferSize: splice.bufferSize,
             // Parameter sets are placed by SpliceBitstream, never repeated by the encoder.
             globalHeader: true, options: splice.options)
-        return try Encoder(configuration, file: file)
+    }
+
+    private static func encoder(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
+                                parameterSetID: Int, file: String, crf: Double? = nil) throws -> Encoder {
+        try Encoder(configuration(for: span, job: job, video: video, stream: stream, settings: settings, parameterSetID: parameterSetID, crf: crf),
+                    file: file)
+    }
+
+    /// Spans match the input's quality unless the user chose a CRF or a bit rate.
+    private var matchesQuality: Bool { settings.crf == nil && settings.bitRate == nil }
+
+    /// The CRF for span `span` from a trial encode of its first pictures (`SpanQuality`).
+    private func trialCRF(span: Int, pictures: [(frame: Frame, pts: Int64, time: PresentationTime)]) throws -> Double {
+        let codec = job.codec
+        let initial = SpanQuality.initialCRF(codec: codec, meanQuantiser: job.index.meanQuantiser(of: job.plan.spans[span].replacedPackets))
+        // Pictures the marker would convert first (a size or format change mid-stream) are not the encoder's own: no trial.
+        guard pictures.allSatisfy({ $0.frame.pixelFormat == video.pixelFormat && $0.frame.width == video.width && $0.frame.height == video.height })
+        else { return initial }
+        let spanJob = job, spanVideo = video, spanStream = stream, spanSettings = settings, id = parameterSetID
+        return try SpanQualityTrial.chooseCRF(pictures: pictures.map { ($0.frame, $0.pts) }, initial: initial,
+                                              range: SpanQuality.crfRange(codec), file: target) { crf in
+            Self.configuration(for: span, job: spanJob, video: spanVideo, stream: spanStream, settings: spanSettings, parameterSetID: id, crf: crf)
+        }.crf
     }
 
     /// Whether input video packet `index` is re-encoded rather than copied.
@@ -118,36 +143,65 @@ final class SplicedVideo {
 
     /// Marks and encodes a decoded picture when a span replaces it; other pictures (references
     /// decoded for a span's leading pictures, or another output's spans) are not this output's.
+    /// When spans match the input's quality, a span's first pictures wait (unmarked) for the trial
+    /// that chooses its CRF.
     func consume(_ timed: VideoSource.TimedFrame, exclusive: Bool) throws {
         guard let span = spanOfPicture[timed.pts] else { return }
-        if open == nil {
+        if open == nil && waiting == nil {
             guard span == completedSpans else {
                 throw SpliceSink.Failure(reason: "the pictures of span \(span + 1) came before span \(completedSpans + 1) was complete")
             }
-            let encoder = try headerEncoder ?? Self.encoder(for: span, job: job, video: video, stream: stream, settings: settings,
-                                                            parameterSetID: parameterSetID, file: target)
-            headerEncoder = nil
-            if job.codec == .h264 && encoder.extradata != headerEncoderHeader {
-                throw SpliceSink.Failure(reason: "the encoder's parameter sets for span \(span + 1) differ from the first span's")
+            if matchesQuality { waiting = (span, []) } else { try openEncoder(span: span, crf: nil) }
+        }
+        if var held = waiting {
+            guard held.span == span, !held.pictures.contains(where: { $0.pts == timed.pts }) else {
+                throw SpliceSink.Failure(reason: "a picture at \(timed.pts) arrived outside its span's order")
             }
-            open = (span, encoder, [])
+            let picture = try Frame()
+            try picture.reference(timed.frame, file: target)
+            held.pictures.append((picture, timed.pts, timed.time))
+            waiting = held
+            guard held.pictures.count == min(SpanQuality.trialPictures, job.plan.spans[span].replacedPackets.count) else { return }
+            waiting = nil
+            try openEncoder(span: span, crf: try trialCRF(span: span, pictures: held.pictures))
+            for picture in held.pictures { try encode(picture.frame, pts: picture.pts, time: picture.time, span: span, exclusive: true) }
+            return
         }
-        guard var current = open, current.span == span, !current.received.contains(timed.pts) else {
-            throw SpliceSink.Failure(reason: "a picture at \(timed.pts) arrived outside its span's order")
+        try encode(timed.frame, pts: timed.pts, time: timed.time, span: span, exclusive: exclusive)
+    }
+
+    private func openEncoder(span: Int, crf: Double?) throws {
+        let encoder: Encoder
+        if crf == nil, let header = headerEncoder {
+            encoder = header
+        } else {
+            encoder = try Self.encoder(for: span, job: job, video: video, stream: stream, settings: settings,
+                                       parameterSetID: parameterSetID, file: target, crf: crf)
         }
-        var frame = timed.frame
+        headerEncoder = nil
+        if job.codec == .h264 && encoder.extradata != headerEncoderHeader {
+            throw SpliceSink.Failure(reason: "the encoder's parameter sets for span \(span + 1) differ from the first span's")
+        }
+        open = (span, encoder, [])
+    }
+
+    private func encode(_ picture: Frame, pts: Int64, time: PresentationTime, span: Int, exclusive: Bool) throws {
+        guard var current = open, current.span == span, !current.received.contains(pts) else {
+            throw SpliceSink.Failure(reason: "a picture at \(pts) arrived outside its span's order")
+        }
+        var frame = picture
         if !exclusive {
-            try scratchFrame.reference(timed.frame, file: target)
+            try scratchFrame.reference(picture, file: target)
             frame = scratchFrame
         }
         defer { if !exclusive { scratchFrame.unref() } }
-        let marked = try marker.mark(frame, at: timed.time)
-        marked.presentationTimestamp = timed.pts
+        let marked = try marker.mark(frame, at: time)
+        marked.presentationTimestamp = pts
         marked.clearPictureType()
         // A span starts with an IDR (a fresh encoder's first picture is one anyway).
         if current.received.isEmpty { marked.requestKeyframe() }
         try current.encoder.send(marked)
-        current.received.insert(timed.pts)
+        current.received.insert(pts)
         open = current
         picturesEncoded += 1
         try writeEncodedPackets(of: current.encoder)
@@ -174,14 +228,14 @@ final class SplicedVideo {
     /// packets all lie before it must have had all its pictures.
     func decodeRunEnded(before end: Int) throws {
         for span in completedSpans..<job.plan.spans.count where job.plan.spans[span].decodedPackets.upperBound <= end {
-            let received = open?.span == span ? open!.received.count : 0
+            let received = open?.span == span ? open!.received.count : waiting?.span == span ? waiting!.pictures.count : 0
             throw SpliceSink.Failure(reason: "span \(span + 1) decoded to \(received) of its \(job.plan.spans[span].replacedPackets.count) pictures")
         }
     }
 
     /// Checks that every span was written in full.
     func finish() throws {
-        guard open == nil else { throw SpliceSink.Failure(reason: "span \(open!.span + 1) was cut short") }
+        guard open == nil, waiting == nil else { throw SpliceSink.Failure(reason: "span \((open?.span ?? waiting?.span ?? 0) + 1) was cut short") }
         try sink.finish()
     }
 }

@@ -17,7 +17,7 @@ enum StreamRoute: Equatable {
     static func route(for stream: InputStream, into target: OutputTarget, audio mode: EncodeSettings.AudioMode) -> StreamRoute {
         let container = target.container
         // HLS segments carry video and audio; subtitles would need a WebVTT rendition of their own.
-        let presentation = target.kind == .hlsPresentation
+        let presentation = target.isPresentation
         let accepted = container.canHold(stream.codec) && (!presentation || stream.mediaType == .audio)
         switch stream.mediaType {
         case .audio:

@@ -72,4 +72,21 @@ extension VideoEncoderConfiguration {
         guard !blendable.isEmpty else { throw EncoderError(encoder: encoder, problem: .noBlendablePixelFormat) }
         return PixelFormat.closest(to: decoded, among: blendable) ?? blendable[0]
     }
+
+    /// The notices re-encoding `video` as this configuration says gives: interlaced pictures
+    /// encoded as progressive, transparency lost, an odd size padded. `output` ends the
+    /// transparency notice ("out.mp4 is").
+    func notices(reencoding video: VideoStreamDescription, scaled: Bool, input: String, output: String) -> [String] {
+        var notices: [String] = []
+        if let order = video.fieldOrder.name, !fieldOrder.isInterlaced {
+            notices.append("\(input): interlaced video (\(order)) encoded by \(encoderName) as progressive frames, not deinterlaced: moving edges keep their combing")
+        }
+        if video.hasAlpha && !pixelFormat.hasAlpha {
+            notices.append("\(input): the video's transparency (alpha channel) is not kept: \(output) opaque")
+        }
+        if !scaled, width != video.width || height != video.height {
+            notices.append("\(input): \(video.width)×\(video.height) padded to \(width)×\(height) for \(pixelFormat) (the encoder needs even sizes); the extra column or row repeats the edge")
+        }
+        return notices
+    }
 }

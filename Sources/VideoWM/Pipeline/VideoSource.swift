@@ -39,17 +39,25 @@ final class VideoSource {
 
     init(path: String, threads: Int, damagePolicy: DamagePolicy) throws {
         input = try InputFile(path: path)
-        guard let stream = input.bestVideoStream() else { throw MediaError(file: path, detail: "has no video stream") }
+        let stream = try Self.videoStream(of: input)
         self.stream = stream
         video = stream.video
         decoder = try Decoder(stream: stream, file: path, threads: threads)
         clock = FrameClock(timeBaseNumerator: stream.timeBase.numerator, timeBaseDenominator: stream.timeBase.denominator)
         self.damagePolicy = damagePolicy
+    }
+
+    /// The video stream a job marks: FFmpeg's best, with a picture size inside the limits —
+    /// refused before any frame is decoded, so a hostile header cannot make us allocate gigabytes.
+    static func videoStream(of input: InputFile) throws -> InputStream {
+        let path = input.path
+        guard let stream = input.bestVideoStream() else { throw MediaError(file: path, detail: "has no video stream") }
+        let width = stream.video.width, height = stream.video.height
         guard width > 0, height > 0 else { throw MediaError(file: path, detail: "the video stream has no picture size") }
-        // Refused before any frame is decoded, so a hostile header cannot make us allocate gigabytes.
-        guard width <= Self.maximumSide, height <= Self.maximumSide, width * height <= Self.maximumPixels else {
-            throw MediaError(file: path, detail: "declares \(width)×\(height) video, over the limit of \(Self.maximumSide) a side and \(Self.maximumPixels / 1_000_000) megapixels")
+        guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
+            throw MediaError(file: path, detail: "declares \(width)×\(height) video, over the limit of \(maximumSide) a side and \(maximumPixels / 1_000_000) megapixels")
         }
+        return stream
     }
 
     /// Frame size limits: 8K video is 33 megapixels; these leave room above it.
@@ -126,8 +134,10 @@ final class VideoSource {
 
     /// The one notice a job gives when the input's timestamps jumped (MPEG-TS segments joined,
     /// a restarted encoder) and were shifted to follow on; nil when they did not.
-    var timestampJumpNotice: String? {
-        let jumps = input.timestampJumps
+    var timestampJumpNotice: String? { Self.timestampJumpNotice(path: path, jumps: input.timestampJumps) }
+
+    /// The notice for `jumps` in the file `path`: one sentence, however many there were.
+    static func timestampJumpNotice(path: String, jumps: [(atSeconds: Double, shiftSeconds: Double)]) -> String? {
         guard let first = jumps.first else { return nil }
         func seconds(_ value: Double) -> String {
             (value < 0 ? "\u{2212}" : "+") + String(format: "%.3f", abs(value)) + " s"
@@ -136,7 +146,7 @@ final class VideoSource {
         if jumps.count == 1 {
             return "\(path): timestamps jump at \(at) s; later times shifted by \(seconds(first.shiftSeconds)) so every frame follows on"
         }
-        return "\(jumps)\(path): timestamps jump \(jumps.count) times (first at \(at) s, shifted by \(seconds(first.shiftSeconds))); each later stretch shifted so every frame follows on"
+        return "\(path): timestamps jump \(jumps.count) times (first at \(at) s, shifted by \(seconds(first.shiftSeconds))); each later stretch is shifted so every frame follows on"
     }
 
     /// Sends the end of a run of packets and hands on every frame still inside the decoder,
@@ -149,27 +159,20 @@ final class VideoSource {
     /// Decodes `packet` (nil: drains). Damage counts only where a picture is used: smart rendering
     /// decodes a GOP before a span for its references alone, and what those show does not matter.
     private func decode(_ packet: Packet?, into frame: Frame, keeps: Set<Int64>?, onFrame: (TimedFrame) throws -> Void) throws {
-        if case .damaged(let damage) = try decoder.send(packet) {
-            if keeps == nil || packet?.presentationTimestamp.map({ keeps!.contains($0) }) ?? true {
-                try recordDamage(damage)
+        try decoder.decode(packet, into: frame, onDamage: { damage, sending in
+            if let keeps {
+                // The sent packet's own damage counts when its picture is kept; a frame's cannot be placed.
+                guard sending, packet?.presentationTimestamp.map(keeps.contains) ?? true else { return }
             }
-        }
-        while true {
-            switch try decoder.receive(into: frame) {
-            case .frame: break
-            case .needsInput, .endOfStream: return
-            case .damaged(let damage):
-                if keeps == nil { try recordDamage(damage) }
-                continue
-            }
-            defer { frame.unref() }
+            try recordDamage(damage)
+        }, onFrame: { frame in
             let timed = timed(frame)
-            if let keeps, !keeps.contains(timed.pts) { continue }
+            if let keeps, !keeps.contains(timed.pts) { return }
             if frame.isDamaged {
                 try recordDamage(MediaError(file: path, detail: "frame \(framesDecoded - 1) is damaged"))
             }
             try onFrame(timed)
-        }
+        })
     }
 
     private func recordDamage(_ damage: MediaError) throws {

@@ -69,9 +69,10 @@ public enum ContactSheet {
     static let background = RGBAColor(red: 0x1E, green: 0x1E, blue: 0x1E, alpha: 255)
     static let labelColor = RGBAColor(red: 0xE6, green: 0xE6, blue: 0xE6, alpha: 255)
 
-    /// Writes the sheet of `frames` frames of `video` to `output`.
+    /// Writes the sheet of `frames` frames of `video` to `output`; `hdr`: what becomes of PQ or
+    /// HLG frames (kept, the sheet's background and labels are placed in their signal too).
     public static func make(video: String, output: String, frames: Int = defaultFrameCount, compositor: Compositor,
-                            overwrite: Bool, warn: WarningHandler = { _ in }) throws {
+                            overwrite: Bool, hdr: HDRStillRendering = .toneMappedToSDR, warn: WarningHandler = { _ in }) throws {
         precondition((1...frameCountLimit).contains(frames), "frame count out of range")
         _ = try StillImageWriter.checkFormat(output)
         let locator = try VideoFrameLocator(path: video)
@@ -84,29 +85,50 @@ public enum ContactSheet {
 
         var sheet: StraightRGBAImage?
         var layout: Layout?
+        // What the tiles' pixels are (the first tile's say; a video keeps its colour), and for
+        // tone-mapped HDR tiles one mapping, its tables made once.
+        var codePoints: [UInt8]?
+        var sheetColorSpace = FrameColorSpace.sdr
+        var toneMapping: HDRToneMapping?
         for (index, time) in sampleTimes(count: frames, durationSeconds: duration).enumerated() {
             try Interruption.throwIfRequested()
             let located = try locator.frame(at: time)
             let display = locator.rotation.displaySize(storedWidth: located.frame.width, storedHeight: located.frame.height)
+            let frameColorSpace = located.frame.color.frameColorSpace
             if layout == nil {
                 layout = Layout(count: frames, displayWidth: display.width, displayHeight: display.height)
-                sheet = StraightRGBAImage(width: layout!.sheetWidth, height: layout!.sheetHeight, fill: background)
+                if frameColorSpace.isHDR && hdr == .keptHDR { sheetColorSpace = frameColorSpace }
+                sheet = StraightRGBAImage(width: layout!.sheetWidth, height: layout!.sheetHeight,
+                                          fill: Self.color(background, in: sheetColorSpace))
+            }
+            if frameColorSpace.isHDR && hdr == .toneMappedToSDR && toneMapping?.colorSpace != frameColorSpace {
+                toneMapping = HDRToneMapping(colorSpace: frameColorSpace, sourcePeakNits: located.frame.sourcePeakNits)
             }
             guard let layout else { continue }
             let tile = try MarkedStill.upright(located, rotation: locator.rotation, compositor: compositor, file: video,
-                                                scaledTo: (layout.tileWidth, layout.tileHeight))
+                                                scaledTo: (layout.tileWidth, layout.tileHeight), hdr: hdr, toneMapping: toneMapping)
+            if index == 0 { codePoints = tile.codePoints }
             let origin = layout.tileOrigin(index)
-            sheet!.paste(tile, atX: origin.x, y: origin.y)
+            sheet!.paste(tile.image, atX: origin.x, y: origin.y)
             let rendered = try fonts.render(TextStyle(text: label(for: located.time), capHeightPixels: Layout.labelCapHeight,
                                                       color: labelColor, maxWidthPixels: Double(layout.tileWidth)))
             let box = rendered.sprite.layoutBox
             let labelTop = origin.y + layout.tileHeight + (Layout.labelHeight - box.height) / 2
-            sheet!.withCanvas { canvas in
+            sheet!.withCanvas(colorSpace: sheetColorSpace) { canvas in
                 canvas.blend(PreparedMark(sprite: rendered.sprite), atX: origin.x - box.x, y: labelTop - box.y, opacity: 255)
             }
         }
         guard let sheet else { throw MediaError(file: video, detail: "no frame could be decoded") }
-        try StillImageWriter.write(sheet, into: destination)
+        try StillImageWriter.write(sheet, into: destination, settings: StillImageWriter.Settings(codePoints: codePoints))
+    }
+
+    /// An sRGB colour of the sheet placed in `colorSpace`'s signal as the marks are (graphics white).
+    private static func color(_ color: RGBAColor, in colorSpace: FrameColorSpace) -> RGBAColor {
+        guard colorSpace.isHDR else { return color }
+        let signal = GraphicsWhiteMapping(colorSpace: colorSpace).signal(red: Double(color.red) / 255, green: Double(color.green) / 255,
+                                                                         blue: Double(color.blue) / 255)
+        func byte(_ v: Double) -> UInt8 { UInt8((min(max(v, 0), 1) * 255).rounded()) }
+        return RGBAColor(red: byte(signal.x), green: byte(signal.y), blue: byte(signal.z), alpha: color.alpha)
     }
 }
 

@@ -13,9 +13,9 @@ import Overlay
 /// Seeking is only trusted when it can be checked: the first frame out of the decoder must
 /// be a keyframe with a timestamp no later than the wanted one. A seek that lands late (an
 /// index keyed by decode time, a B-frame keyframe) is retried from just before that
-/// keyframe; a file without timestamps, one that cannot seek, one whose timestamps jump, or
-/// one whose seeks keep missing is decoded from the start instead, exactly as `transcode`
-/// reads it.
+/// keyframe; a file without timestamps, one that cannot seek, or one whose seeks keep missing
+/// is decoded from the start instead, exactly as `transcode` reads it. A file whose timestamps
+/// jump (MPEG-TS recordings joined) seeks too: `InputFile` goes by the corrected times.
 final class VideoFrameLocator {
     /// A decoded frame (owned by the caller) and the time it is shown.
     struct Located {
@@ -23,6 +23,12 @@ final class VideoFrameLocator {
         let time: PresentationTime
         /// True when the frame is the stream's last (the wanted time may lie past the end).
         let isLast: Bool
+        /// How long the frame is shown (its packet's duration, or one frame at the stream's
+        /// average rate), when known.
+        let duration: PresentationTime?
+
+        /// When the video ends, if this is its last frame: the end of this frame.
+        var videoEnd: PresentationTime? { isLast ? time + (duration ?? .zero) : nil }
     }
 
     let path: String
@@ -41,6 +47,8 @@ final class VideoFrameLocator {
     /// How requests were answered, for tests and `-v` diagnostics.
     private(set) var seeks = 0
     private(set) var fullScans = 0
+    /// Frames decoded so far, the first one included.
+    private(set) var decodedFrames = 0
 
     private static let seekAttempts = 4
     /// Frames tolerated after a seek before the first keyframe appears.
@@ -57,29 +65,12 @@ final class VideoFrameLocator {
         let first = try Frame()
         guard try nextFrame(into: first) else { throw MediaError(file: path, detail: "no frame could be decoded") }
         firstTimestamp = Self.timestamp(of: first)
-        // Times in a file whose timestamps jump (MPEG-TS segments joined) are corrected only
-        // when it is read in order: a seek by time would land by the uncorrected ones, and the
-        // file's duration counts the jumps.
-        if input.correctsTimestampJumps, let span = try Self.spanIfTimestampsJump(in: path, stream: stream.index) {
-            firstTimestamp = nil
-            durationSeconds = timeBase.isValid ? timeBase.seconds(span) : nil
+        // The file's duration counts the jumps of a file whose timestamps jump (MPEG-TS
+        // segments joined); the timeline (read once, and used by every seek) does not.
+        if let timeline = try input.correctedTimeline(), timeline.hasJumps, timeBase.isValid,
+           let span = timeline.duration(of: stream.index) {
+            durationSeconds = timeBase.seconds(span)
         }
-    }
-
-    /// Reads the file's packets (without decoding); when its timestamps jump, how long the
-    /// video stream lasts with the jumps taken out (in its time base).
-    private static func spanIfTimestampsJump(in path: String, stream: Int) throws -> Int64? {
-        let input = try InputFile(path: path)
-        let packet = try Packet()
-        var first = Int64.max, end = Int64.min
-        while try input.read(into: packet) {
-            defer { packet.unref() }
-            try Interruption.throwIfRequested()
-            guard packet.streamIndex == stream, let pts = packet.presentationTimestamp else { continue }
-            first = min(first, pts)
-            end = max(end, pts + max(packet.duration, 0))
-        }
-        return input.hasTimestampJumps && end > first ? end - first : nil
     }
 
     /// The video's timecode clock for `{timecode}` (see `InputFile.timecode(of:warn:)`).
@@ -98,6 +89,15 @@ final class VideoFrameLocator {
     }
 
     private static func timestamp(of frame: Frame) -> Int64? { frame.bestEffortTimestamp }
+
+    /// How long `frame` is shown: its packet's duration, else one frame at the average rate.
+    private func duration(of frame: Frame) -> PresentationTime? {
+        if let ticks = frame.packetDuration, timeBase.isValid {
+            return PresentationTime(value: ticks * Int64(timeBase.numerator), timescale: Int64(timeBase.denominator))
+        }
+        let rate = stream.averageFrameRate
+        return rate.isValid ? PresentationTime(value: Int64(rate.denominator), timescale: Int64(rate.numerator)) : nil
+    }
 
     private func time(of timestamp: Int64, first: Int64) -> PresentationTime {
         FrameClock.time(ofTimestamp: timestamp, firstTimestamp: first,
@@ -169,13 +169,16 @@ final class VideoFrameLocator {
             }
         }
         guard let shown else { return .unreliable }
-        return .found(Located(frame: shown.frame, time: time(of: shown.timestamp, first: first), isLast: !reachedLaterFrame))
+        return .found(Located(frame: shown.frame, time: time(of: shown.timestamp, first: first), isLast: !reachedLaterFrame,
+                              duration: duration(of: shown.frame)))
     }
 
     /// The exact reading of `transcode`: decode from the first packet, timing frames with a
     /// `FrameClock` (which also places frames that carry no timestamp).
     func frameByScanningFromStart(at wanted: PresentationTime) throws -> Located {
+        let previous = input
         (input, decoder, stream) = try Self.open(path)
+        input.shareTimeline(of: previous)
         draining = false
         var clock = FrameClock(timeBaseNumerator: timeBase.numerator, timeBaseDenominator: timeBase.denominator)
         var frame = try Frame()
@@ -191,7 +194,7 @@ final class VideoFrameLocator {
             frame = try Frame()
         }
         guard let shown else { throw MediaError(file: path, detail: "no frame could be decoded") }
-        return Located(frame: shown.frame, time: shown.time, isLast: !reachedLaterFrame)
+        return Located(frame: shown.frame, time: shown.time, isLast: !reachedLaterFrame, duration: duration(of: shown.frame))
     }
 
     /// The next frame in presentation order, or false at the end of the stream. Damaged
@@ -200,6 +203,7 @@ final class VideoFrameLocator {
         while true {
             switch try decoder.receive(into: frame) {
             case .frame:
+                decodedFrames += 1
                 return true
             case .endOfStream:
                 return false

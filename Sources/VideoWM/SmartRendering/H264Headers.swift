@@ -193,6 +193,8 @@ struct H264PictureParameterSet {
     var weightedBipredictionIDC: Int
     var redundantPictureCountPresent: Bool
     var deblockingFilterControlPresent: Bool
+    /// 26 + pic_init_qp_minus26: the quantiser slices start from.
+    var initialQP: Int
 
     init(_ unit: NALUnit) throws(H264HeaderError) {
         guard unit.count > 1, unit[0] & 0x1F == 8 else { throw .truncated("picture parameter set") }
@@ -206,8 +208,8 @@ struct H264PictureParameterSet {
         defaultReferenceCount = (l0, l1)
         weightedPrediction = try r.flag()
         weightedBipredictionIDC = try r.bits(2)
-        _ = try r.se()  // pic_init_qp, pic_init_qs, chroma_qp_index_offset
-        _ = try r.se()
+        initialQP = 26 + (try r.se())
+        _ = try r.se()  // pic_init_qs, chroma_qp_index_offset
         _ = try r.se()
         deblockingFilterControlPresent = try r.flag()
         _ = try r.flag()  // constrained_intra_pred_flag
@@ -251,6 +253,8 @@ struct H264SliceHeader {
     var markingBits: Range<Int>
     /// Where the header ends: CABAC's alignment bits or CAVLC's macroblocks follow.
     var headerEnd: Int
+    /// The slice's quantiser (SliceQP_Y: the PPS's initial one plus slice_qp_delta).
+    var quantiser: Int
 
     var isReference: Bool { nalHeader & 0x60 != 0 }
     var isIntra: Bool { sliceType == 2 || sliceType == 4 }
@@ -339,7 +343,7 @@ struct H264SliceHeader {
         }
         markingBits = markingStart..<r.position
         if pps.entropyCodingIsCABAC && sliceType != 2 && sliceType != 4 { _ = try r.ue() }  // cabac_init_idc
-        _ = try r.se()  // slice_qp_delta
+        quantiser = pps.initialQP + (try r.se())
         if sliceType == 3 { _ = try r.flag() }
         if sliceType == 3 || sliceType == 4 { _ = try r.se() }
         if pps.deblockingFilterControlPresent, try r.ue() != 1 {
@@ -415,6 +419,13 @@ struct H264SliceRenumbering {
 
     func header(_ unit: NALUnit) throws(H264HeaderError) -> H264SliceHeader {
         try H264SliceHeader(unit, sequenceSets: sequenceSets, pictureSets: pictureSets)
+    }
+
+    /// The quantiser of a slice NAL unit, read from its first bytes (a header is far shorter); nil
+    /// when it cannot be read.
+    func quantiser(ofSlice unit: UnsafeRawBufferPointer) -> Int? {
+        let prefix = Array(unit.prefix(1024))
+        return try? H264SliceHeader(prefix, sequenceSets: sequenceSets, pictureSets: pictureSets).quantiser
     }
 
     /// A non-IDR slice with `numbering` subtracted from its frame_num and pic_order_cnt_lsb (modulo

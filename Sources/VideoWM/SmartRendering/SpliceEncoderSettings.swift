@@ -39,9 +39,13 @@ struct SpliceEncoderSettings: Equatable {
     var bufferSize: Int?
 
     /// - Parameters:
-    ///   - crf, bitRate: the user's `--crf`/`--bitrate`; without either the rate matches the input's.
+    ///   - crf, bitRate: the user's `--crf`/`--bitrate`; without either the span matches the input:
+    ///     its quality when `matchedCRF` is given (`SpanQuality`), else its rate.
     ///   - spsID: H.264's parameter-set id for the re-encoded spans, one the input does not use.
-    init(input: Input, crf: Int?, bitRate userBitRate: Int?, preset: String?, spsID: Int = 1) {
+    ///   - matchedCRF, spanSeconds: the CRF a quality trial chose, and the span's length, for the
+    ///     decoder-buffer cap of `SpanQuality.cap` (at most twice the bytes replaced).
+    init(input: Input, crf: Int?, bitRate userBitRate: Int?, preset: String?, spsID: Int = 1,
+         matchedCRF: Double? = nil, spanSeconds: Double = 1) {
         var options: [String: String] = [:]
         if let preset { options[input.codec == .vp9 ? "cpu-used" : "preset"] = preset }
         let keyint = max(input.gopFrames, 1)
@@ -70,7 +74,22 @@ struct SpliceEncoderSettings: Equatable {
             if options["cpu-used"] == nil { options["cpu-used"] = "4" }
             options["g"] = String(keyint)
         }
-        if let crf, userBitRate == nil {
+        if crf == nil, userBitRate == nil, let matchedCRF {
+            // The input's quality, with a decoder buffer keeping the span within twice its bytes.
+            // libvpx takes whole CRFs; x264 and x265 fractional ones.
+            options["crf"] = input.codec == .vp9 || matchedCRF == matchedCRF.rounded() ? String(Int(matchedCRF.rounded())) : String(matchedCRF)
+            let cap = SpanQuality.cap(replacedBitRate: input.matchedBitRate, seconds: spanSeconds)
+            if input.codec == .vp9 {
+                // libvpx's constrained quality: the CRF, at most the bit rate given.
+                bitRate = cap.maxRate
+                maxRate = nil
+                bufferSize = nil
+            } else {
+                bitRate = nil
+                maxRate = cap.maxRate
+                bufferSize = cap.bufferSize
+            }
+        } else if let crf, userBitRate == nil {
             options["crf"] = String(crf)
             if input.codec == .vp9 { bitRate = 0 } else { bitRate = nil }
             maxRate = nil

@@ -15,6 +15,12 @@ struct VideoPacketIndex: Sendable {
     var parameterSets: [NALUnit]
     /// H.264 `seq_parameter_set_id`s and `pic_parameter_set_id`s in use, so the encoder can take another.
     var usedH264ParameterSetIDs: Set<Int>
+    /// The packets of the other streams asked for, by stream index, in the order read.
+    var otherStreams: [Int: [StreamPacketTimes]] = [:]
+    /// Where the file's timestamps jumped and were shifted to follow on (MPEG-TS), as `InputFile` says.
+    var timestampJumps: [(atSeconds: Double, shiftSeconds: Double)] = []
+    /// H.264: each packet's quantiser (its first slice's SliceQP_Y), nil where unknown; empty for other codecs.
+    var quantisers: [Int?] = []
 
     /// Why a stream cannot be indexed for splicing (a reason for `--render`).
     enum Refusal: Error, Equatable, CustomStringConvertible {
@@ -34,18 +40,22 @@ struct VideoPacketIndex: Sendable {
     /// Reads every packet of `path`'s stream `streamIndex` (a file opened anew, so the caller's
     /// demuxer keeps its place). Throws `Refusal` for a stream the splice cannot handle, and the
     /// input's own errors for a file that cannot be read.
-    /// - Parameter reorderDelay: the stream's declared reordering delay (FFmpeg's `video_delay`), used
-    ///   when decode timestamps must be made up.
-    static func read(path: String, streamIndex: Int, codec: VideoCodec, reorderDelay: Int) throws -> VideoPacketIndex {
+    /// - Parameters:
+    ///   - codec: the video's codec, nil for one this tool does not encode (no NAL units read).
+    ///   - reorderDelay: the stream's declared reordering delay (FFmpeg's `video_delay`), used
+    ///     when decode timestamps must be made up.
+    ///   - otherStreams: streams whose packets' timestamps are kept too (an HLS presentation's audio).
+    static func read(path: String, streamIndex: Int, codec: VideoCodec?, reorderDelay: Int,
+                     otherStreams: Set<Int> = []) throws -> VideoPacketIndex {
         let input = try InputFile(path: path)
         let stream = input.stream(streamIndex)
         let extradata = stream.extradata
         let framing: NALFraming?
         var parameterSets: [NALUnit] = []
         switch codec {
-        case .vp9, .av1:
+        case nil, .vp9?, .av1?:
             framing = nil
-        case .h264, .hevc:
+        case .some(let codec):
             if extradata.first == 1 {
                 do {
                     if codec == .h264 {
@@ -72,21 +82,38 @@ struct VideoPacketIndex: Sendable {
         var firstShown: Int64?
         var inBand: [NALUnit] = []
         var missingDecodeTimestamps = false
+        var slices = codec == .h264 ? try? H264SliceRenumbering(parameterSets: parameterSets) : nil
         let packet = try Packet()
         while try input.read(into: packet) {
             defer { packet.unref() }
-            guard packet.streamIndex == streamIndex else { continue }
+            guard packet.streamIndex == streamIndex else {
+                if otherStreams.contains(packet.streamIndex) {
+                    index.otherStreams[packet.streamIndex, default: []].append(
+                        StreamPacketTimes(pts: packet.presentationTimestamp, dts: packet.decodeTimestamp, duration: packet.duration))
+                }
+                continue
+            }
             try Interruption.throwIfRequested()
             guard let pts = packet.presentationTimestamp else { throw Refusal.missingTimestamps }
             if packet.decodeTimestamp == nil { missingDecodeTimestamps = true }
             var summary = PacketNALSummary()
-            if let framing {
+            if let framing, let codec {
                 let bytes = UnsafeRawBufferPointer(packet.bytes)
                 summary = PacketNALSummary(packet: bytes, framing: framing, codec: codec)
+                var quantiser: Int?
                 for range in nalUnitRanges(in: bytes, framing: framing) {
+                    let type = codec.nalUnitType(ofHeaderByte: bytes[range.lowerBound])
+                    if codec == .h264, type == 1 || type == 5 {
+                        if quantiser == nil { quantiser = slices?.quantiser(ofSlice: UnsafeRawBufferPointer(rebasing: bytes[range])) }
+                        continue
+                    }
                     let unit = Array(bytes[range])
-                    if isParameterSet(unit, codec: codec) && !inBand.contains(unit) { inBand.append(unit) }
+                    if isParameterSet(unit, codec: codec) && !inBand.contains(unit) {
+                        inBand.append(unit)
+                        if codec == .h264 { try? slices?.learn(unit) }
+                    }
                 }
+                if codec == .h264 { index.quantisers.append(quantiser) }
             }
             index.packets.append(IndexedVideoPacket(pts: pts, duration: packet.duration, isKeyframe: packet.isKeyframe, nal: summary))
             index.decodeTimestamps.append(packet.decodeTimestamp ?? pts)
@@ -94,6 +121,7 @@ struct VideoPacketIndex: Sendable {
             if !packet.isDiscarded { firstShown = min(firstShown ?? pts, pts) }
         }
         index.firstPresentationTimestamp = firstShown ?? index.packets.map(\.pts).min() ?? 0
+        index.timestampJumps = input.timestampJumps
         if index.parameterSets.isEmpty { index.parameterSets = inBand }
         if codec == .h264 {
             for unit in index.parameterSets + inBand {
@@ -130,6 +158,12 @@ struct VideoPacketIndex: Sendable {
         return longest
     }
 
+    /// The mean quantiser of `packetIndices` (H.264 slice QPs), nil when none is known.
+    func meanQuantiser(of packetIndices: [Int]) -> Double? {
+        let known = packetIndices.compactMap { $0 < quantisers.count ? quantisers[$0] : nil }
+        return known.isEmpty ? nil : Double(known.reduce(0, +)) / Double(known.count)
+    }
+
     /// The bit rate of `packetIndices` (bits per second of their own duration).
     func bitRate(of packetIndices: [Int]) -> Int {
         let bytes = packetIndices.reduce(0) { $0 + sizes[$1] }
@@ -137,6 +171,13 @@ struct VideoPacketIndex: Sendable {
         let seconds = timeBase.seconds(ticks)
         return seconds > 0 ? Int(Double(bytes * 8) / seconds) : 0
     }
+}
+
+/// One packet of a stream other than the video, as far as planning its segments needs.
+struct StreamPacketTimes: Sendable, Equatable {
+    var pts: Int64?
+    var dts: Int64?
+    var duration: Int64
 }
 
 /// Decode timestamps for a stream stored without them (Matroska keeps presentation times only):

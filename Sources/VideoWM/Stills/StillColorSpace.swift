@@ -70,6 +70,53 @@ enum StillColorSpace {
 
     private static func bigEndianBytes(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(value >> $0 & 0xFF) } }
 
+    /// Whether code points say PQ or HLG.
+    static func isHDR(codePoints: [UInt8]) -> Bool { codePoints.count == 4 && (codePoints[1] == 16 || codePoints[1] == 18) }
+
+    /// An ICC v4.4 profile saying what H.273 `codePoints` say, for formats with no `cICP` of their
+    /// own (JPEG, WebP): a `cicp` tag (ICC.1:2022), a description naming the colour as the HDR
+    /// profiles made before that tag do ("Rec. ITU-R BT.2100 PQ"), the D50 white point and a
+    /// copyright. It carries no colorants or curves: PQ and HLG are not matrix/TRC colours, and
+    /// readers that know HDR go by the `cicp` tag.
+    static func iccProfile(codePoints: [UInt8]) -> [UInt8] {
+        precondition(codePoints.count == 4, "four code points")
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(v >> $0 & 0xFF) } }
+        func localized(_ text: String) -> [UInt8] {
+            let utf16 = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            return Array("mluc".utf8) + be32(0) + be32(1) + be32(12) + Array("enUS".utf8) + be32(utf16.count) + be32(28) + utf16
+        }
+        let primaries = codePoints[0] == 1 ? "BT.709" : "BT.2020"
+        let name = switch codePoints[1] {
+        case 16: "Rec. ITU-R BT.2100 PQ"
+        case 18: "Rec. ITU-R BT.2100 HLG"
+        default: "H.273 \(codePoints[0])/\(codePoints[1])/\(codePoints[2])"
+        }
+        let d50: [Int] = [0xF6D6, 0x1_0000, 0xD32D]  // s15Fixed16 X, Y, Z
+        let tags: [(String, [UInt8])] = [
+            ("desc", localized(name + " (\(primaries) primaries)")),
+            ("cprt", localized("No copyright, use freely")),
+            ("wtpt", Array("XYZ ".utf8) + be32(0) + d50.flatMap(be32)),
+            ("cicp", Array("cicp".utf8) + be32(0) + codePoints),
+        ]
+        var offset = 128 + 4 + 12 * tags.count
+        var table = be32(tags.count), data: [UInt8] = []
+        for (signature, body) in tags {
+            table += Array(signature.utf8) + be32(offset) + be32(body.count)
+            let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
+            data += padded
+            offset += padded.count
+        }
+        var header = [UInt8](repeating: 0, count: 128)
+        header.replaceSubrange(0..<4, with: be32(128 + table.count + data.count))
+        header.replaceSubrange(8..<12, with: [4, 0x40, 0, 0])  // version 4.4
+        header.replaceSubrange(12..<16, with: Array("mntr".utf8))
+        header.replaceSubrange(16..<20, with: Array("RGB ".utf8))
+        header.replaceSubrange(20..<24, with: Array("XYZ ".utf8))
+        header.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        header.replaceSubrange(68..<80, with: d50.flatMap(be32))  // the PCS illuminant
+        return header + table + data
+    }
+
     /// An ICC profile's `cicp` tag, else a description naming BT.2100 PQ or HLG.
     static func fromICCProfile(_ profile: [UInt8]) -> FrameColorSpace? {
         guard profile.count >= 132 else { return nil }

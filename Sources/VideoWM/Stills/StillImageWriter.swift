@@ -7,10 +7,12 @@ import Overlay
 /// libjpeg-turbo (`JPEGWriter`), AVIF through libheif's AV1 encoder (`AVIFWriter`).
 ///
 /// What is kept from the input: the ICC colour profile, in PNG (`iCCP`, which FFmpeg's png
-/// encoder writes from the frame's side data), JPEG (`APP2`) and AVIF (`colr`); FFmpeg 5.1's
-/// libwebp wrapper cannot write one, so WebP outputs carry none. A PNG's `cICP` chunk goes
-/// into a PNG output. EXIF and XMP only as `--keep-metadata`/`--set-metadata` choose
-/// (`Settings.metadata`, see `StillMetadataChoice`).
+/// encoder writes from the frame's side data), JPEG (`APP2`), AVIF (`colr`) and WebP (`ICCP`,
+/// put in afterwards: FFmpeg 5.1's libwebp wrapper cannot write one). The colour the pixels
+/// are in, as H.273 code points (a PNG's `cICP`, a still made from HDR video), is said in
+/// every format: PNG `cICP`, AVIF `nclx`, and for PQ or HLG in JPEG and WebP an ICC profile
+/// with a `cicp` tag when there is no profile of the input's. EXIF and XMP only as
+/// `--keep-metadata`/`--set-metadata` choose (`Settings.metadata`, see `StillMetadataChoice`).
 enum StillImageWriter {
     enum Format {
         case png, jpeg, webp, avif
@@ -25,7 +27,6 @@ enum StillImageWriter {
             }
         }
 
-        var keepsColorProfile: Bool { self != .webp }
     }
 
     /// How the still is encoded, beyond its format.
@@ -34,9 +35,10 @@ enum StillImageWriter {
         var quality = 90
         /// Written into the output when the format can hold it.
         var iccProfile: [UInt8]?
-        /// An input PNG's `cICP` code points, written into a PNG output (JPEG and WebP have no
-        /// such chunk): the marks were drawn in that signal, PQ or HLG, so the output must say so.
-        var pngCodePoints: [UInt8]?
+        /// H.273 code points of the colour the pixels are in (primaries, transfer, matrix, full
+        /// range): an input PNG's `cICP`, or what a still made from video is. The marks were
+        /// drawn in that signal, PQ or HLG, so the output must say so.
+        var codePoints: [UInt8]?
         /// The EXIF and XMP blocks to write (nil: none).
         var metadata: StillMetadataBlocks?
     }
@@ -50,23 +52,26 @@ enum StillImageWriter {
 
     /// Encodes `image` into the bytes of a file of `format`.
     static func encode(_ image: StraightRGBAImage, format: Format, path: String, settings: Settings = Settings()) throws -> [UInt8] {
-        let profile = format.keepsColorProfile ? settings.iccProfile : nil
+        let profile = settings.iccProfile
+        // JPEG and WebP have no code points of their own: an HDR colour goes into an ICC profile.
+        let hdrProfile = settings.codePoints.flatMap { StillColorSpace.isHDR(codePoints: $0) ? StillColorSpace.iccProfile(codePoints: $0) : nil }
         let bytes: [UInt8]
         switch format {
         case .jpeg:
-            bytes = try JPEGWriter.encode(image, quality: settings.quality, iccProfile: profile, path: path)
+            bytes = try JPEGWriter.encode(image, quality: settings.quality, iccProfile: profile ?? hdrProfile, path: path)
         case .png:
             // Paeth prediction: much smaller files than none, at little cost.
             let png = try encodeWithFFmpeg(image, encoderName: "png", pixelFormat: image.isOpaque ? .rgb24 : .rgba,
                                            options: ["pred": "paeth"], iccProfile: profile, path: path)
-            bytes = settings.pngCodePoints.map { StillColorSpace.insertingCICP($0, intoPNG: png) } ?? png
+            bytes = settings.codePoints.map { StillColorSpace.insertingCICP($0, intoPNG: png) } ?? png
         case .webp:
-            bytes = try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? .yuv420p : .yuva420p,
-                                         options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: profile, path: path)
+            let webp = try encodeWithFFmpeg(image, encoderName: "libwebp", pixelFormat: image.isOpaque ? .yuv420p : .yuva420p,
+                                            options: ["quality": String(max(1, min(100, settings.quality)))], iccProfile: nil, path: path)
+            bytes = (profile ?? hdrProfile).map { ColorProfileContainer.inserting($0, intoWebP: webp) } ?? webp
         case .avif:
             // libheif writes the metadata as items of the file itself.
-            return try AVIFWriter.encode(image, quality: settings.quality, iccProfile: profile, exif: settings.metadata?.exif,
-                                         xmp: settings.metadata?.xmp, path: path)
+            return try AVIFWriter.encode(image, quality: settings.quality, iccProfile: profile, codePoints: profile == nil ? settings.codePoints : nil,
+                                         exif: settings.metadata?.exif, xmp: settings.metadata?.xmp, path: path)
         }
         return try StillMetadataChoice.inserting(settings.metadata, into: bytes, format: format, path: path)
     }

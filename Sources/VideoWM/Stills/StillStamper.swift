@@ -92,7 +92,7 @@ public final class StillStamper {
         let blocks = metadata.blocks(forInput: input, heif: inputBlocks, width: image.width, height: image.height)
         let encoded = try StillImageWriter.encode(image, format: format, path: output,
                                                   settings: StillImageWriter.Settings(quality: quality, iccProfile: iccProfile,
-                                                                                      pngCodePoints: StillColorSpace.pngCICP(StillColorSpace.fileStart(input)),
+                                                                                      codePoints: StillColorSpace.pngCICP(StillColorSpace.fileStart(input)),
                                                                                       metadata: blocks))
         try StillImageWriter.write(bytes: encoded, into: destination)
     }

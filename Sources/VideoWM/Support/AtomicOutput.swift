@@ -26,7 +26,16 @@ final class AtomicOutput {
         let folder = directory.isEmpty ? "." : directory
         var dirInfo = stat()
         guard stat(folder, &dirInfo) == 0, (dirInfo.st_mode & S_IFMT) == S_IFDIR else {
+            if errno == ENAMETOOLONG { throw Self.nameTooLong(target) }
             throw OutputError(file: target, stage: .creating, detail: "the folder \(folder) does not exist")
+        }
+        // Checked now, not left to the final rename: the temporary name is kept short enough
+        // (`PartialOutputFiles.temporaryName`), so the whole job would run before the rename failed.
+        let nameBytes = (target as NSString).lastPathComponent.utf8.count
+        let nameLimit = pathconf(folder, Int32(_PC_NAME_MAX))
+        if nameLimit > 0 && nameBytes > nameLimit {
+            throw OutputError(file: target, stage: .creating,
+                              detail: "the name is \(nameBytes) bytes long; the file system allows at most \(nameLimit)")
         }
         guard access(folder, W_OK) == 0 else { throw OutputError(file: target, stage: .creating, detail: "the folder \(folder) is not writable") }
         var targetInfo = stat()
@@ -43,6 +52,8 @@ final class AtomicOutput {
                 throw OutputError(file: target, stage: .creating, detail: "is a folder")
             }
             if !overwrite { throw OutputError.exists(target) }
+        } else if errno == ENAMETOOLONG {
+            throw Self.nameTooLong(target)
         }
         // A partial file a killed run left for this same target goes first (one a live process
         // holds locked stays).
@@ -63,6 +74,15 @@ final class AtomicOutput {
         if !committed { discard() }
     }
 
+    /// What ENAMETOOLONG meant: a folder's name over the file system's limit, or the whole path over the system's.
+    private static func nameTooLong(_ target: String) -> OutputError {
+        let longest = target.split(separator: "/").map(\.utf8.count).max() ?? 0
+        let detail = longest > Int(NAME_MAX)
+            ? "a name in the path is \(longest) bytes long; the file system allows at most \(NAME_MAX)"
+            : "the path is \(target.utf8.count) bytes long; the system allows at most \(PATH_MAX)"
+        return OutputError(file: target, stage: .creating, detail: detail)
+    }
+
     /// Removes the temporary file (idempotent).
     func discard() {
         unlink(temporaryPath)
@@ -75,6 +95,18 @@ final class AtomicOutput {
         guardSlot = -1
         if lockDescriptor >= 0 { close(lockDescriptor) }
         lockDescriptor = -1
+    }
+
+    /// Writes `bytes` as the whole content of the temporary file (an output made in memory).
+    func write(_ bytes: [UInt8]) throws {
+        let written = bytes.withUnsafeBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            return Glibc.write(lockDescriptor, base, buffer.count)
+        }
+        let writeError = errno
+        guard written == bytes.count else {
+            throw OutputError(file: target, stage: .writing, operation: "writing", code: ErrorCode(errno: written < 0 ? writeError : ENOSPC))
+        }
     }
 
     /// Flushes the finished temporary file to disk and moves it to the target.

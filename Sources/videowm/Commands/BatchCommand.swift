@@ -97,7 +97,7 @@ struct BatchCommand: ToolCommand {
         (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
         try metadata.validate(for: .video, command: Self.name)
         encode.settings.tags = metadata.tags
-        try encode.validate(command: Self.name, output: outputTemplate!)
+        try encode.validate(command: Self.name, output: OutputTarget(path: outputTemplate!))
         try hls.validate(command: Self.name, output: outputTemplate!)
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)

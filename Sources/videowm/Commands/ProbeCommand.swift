@@ -20,6 +20,8 @@ struct ProbeCommand: ToolCommand {
         discussion: """
         Prints what videowm sees in a file: container, duration, and for each stream its
         codec, size, pixel format, frame rate, display rotation, sample rate and language.
+        A file whose timestamps jump (MPEG-TS recordings joined with cat) is read through
+        (packets only, not decoded) for its durations without the jumps, and where they are.
         An HLS media playlist (.m3u8, fMP4 segments) reports the presentation: its duration
         (the sum of its segments'), its bit rate, and the streams of its initialization and
         first segment. Only the files the playlist names are read, inside its folder or the

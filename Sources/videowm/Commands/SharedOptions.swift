@@ -110,13 +110,13 @@ struct EncodeOptions {
     }
 
     /// Checks what one option cannot: --crf and --bitrate together, and each value against
-    /// the encoder and the container `output` (a path or a batch template) picks, before any
-    /// file is opened.
-    func validate(command: String, output: String) throws {
+    /// the encoder and the container `output` (a path or a batch template, parsed once into its
+    /// `OutputTarget`) picks, before any file is opened.
+    func validate(command: String, output: OutputTarget) throws {
         if settings.crf != nil && settings.bitRate != nil {
             throw UsageError("--crf and --bitrate exclude each other", command: command)
         }
-        try settings.validate(for: OutputTarget(path: output))
+        try settings.validate(for: output)
     }
 
     private static func keyframeInterval(_ text: String, option: String, command: String) throws -> KeyframeInterval {

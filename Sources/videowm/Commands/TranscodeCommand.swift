@@ -11,9 +11,16 @@ struct TranscodeCommand: ToolCommand {
     var metadata = MetadataOptions()
     var hls = HLSOptions()
     var outputOptions = OutputOptions()
+    /// `--only-segment`: one file of the presentation, written to OUTPUT.
+    var onlyPart: PresentationPart?
 
     static var optionGroups: [OptionGroup<Self>] {
-        [MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
+        [OptionGroup("Options", [
+            .parsed("--only-segment", placeholder: "K|init",
+                    help: "write only segment K (0 is the first) or the initialization segment (init) of the HLS presentation these options make, to OUTPUT; byte for byte that presentation's file",
+                    example: "3", parse: presentationPart) { $0.onlyPart = $1 },
+         ]),
+         MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
          HLSOptions.options.lifted(\.hls),
          OutputOptions.options.lifted(\.outputOptions)]
     }
@@ -23,7 +30,7 @@ struct TranscodeCommand: ToolCommand {
     }
 
     static let help = CommandHelp(
-        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [--render MODE] [encode options] [size options] [--set-metadata KEY=VALUE]... [-y]",
+        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [--render MODE] [encode options] [size options] [--set-metadata KEY=VALUE]... [--only-segment K|init] [-y]",
         discussion: """
         Decodes every frame of INPUT, marks it at its presentation time and re-encodes it;
         audio, subtitle and data streams are copied (audio the container cannot hold is
@@ -44,6 +51,14 @@ struct TranscodeCommand: ToolCommand {
         OUTPUT appears only when complete; an existing OUTPUT is kept unless -y (which, for
         a playlist, also removes the segments only the replaced presentation listed).
 
+        One segment alone: --only-segment K writes to OUTPUT what file K of the playlist
+        that `transcode INPUT X.m3u8` with the same marks, --segment, --render and encode
+        options would list (0 is the first; init, the initialization segment), byte for
+        byte; it seeks to the segment and decodes only its GOPs when a mark shows in it, and
+        only reads a segment it copies. A batch row's segment: the row's --var values, with
+        --render smart where the batch shares segments (H.264 input) and full where it
+        cannot. -v says what it took ("segment 3 of 10: copied (shared), 0 pictures decoded").
+
         Smart rendering (--render): when the marks show only at times (start/end,
         interval/skip), only the GOPs in which a mark is visible are decoded, marked and
         encoded again, in the input's codec, profile, size and pixel format; every other
@@ -62,7 +77,7 @@ struct TranscodeCommand: ToolCommand {
         (encode.settings.scale, encode.settings.upscale) = (size.request, size.upscale)
         try metadata.validate(for: .video, command: Self.name)
         encode.settings.tags = metadata.tags
-        try encode.validate(command: Self.name, output: output)
+        try encode.validate(command: Self.name, output: OutputTarget(path: output, part: onlyPart))
         try hls.validate(command: Self.name, output: output)
     }
 
@@ -84,11 +99,18 @@ struct TranscodeCommand: ToolCommand {
                                         display.render = outcome
                                     })
         transcoder.hls = hls.settings
+        transcoder.onlyPart = onlyPart
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
-        if let line = summary.render.summary { console.info("\(output): \(line)") }
+        if let line = summary.render.summary, onlyPart == nil { console.info("\(output): \(line)") }
         if console.verbosity == .verbose {
+            if let segment = summary.segment { console.info("\(output): \(segment.summary)") }
             console.info("\(output): \(summary.videoFrames) video frames written")
         }
+    }
+
+    private static func presentationPart(_ text: String, option: String, command: String) throws -> PresentationPart {
+        if text == "init" { return .initialization }
+        return .segment(try Parse.integer(text, option: option, command: command, range: 0...1_000_000))
     }
 }

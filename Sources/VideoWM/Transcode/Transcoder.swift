@@ -10,6 +10,24 @@ public struct TranscodeSummary: Sendable {
     public var damagedPackets: Int
     /// How the video was rendered, and for smart rendering the share re-encoded.
     public var render: RenderOutcome
+    /// For one segment made alone (`--only-segment`): what it took.
+    public var segment: SegmentReport?
+}
+
+/// What making one segment alone took: the work `-v` reports and tests count.
+public struct SegmentReport: Sendable, Equatable {
+    public var index: Int
+    public var of: Int
+    /// No mark of the row shows on it: the input's packets, read and not decoded.
+    public var isShared: Bool
+    public var decodedPictures: Int
+    public var encodedPictures: Int
+
+    /// "segment 3 of 10: copied (shared), 0 pictures decoded" / "…: re-encoded, 180 pictures decoded, 180 encoded".
+    public var summary: String {
+        "segment \(index) of \(of): " + (isShared ? "copied (shared), \(decodedPictures) pictures decoded"
+            : "re-encoded, \(decodedPictures) pictures decoded, \(encodedPictures) encoded")
+    }
 }
 
 /// Progress of a running job: presentation time reached, the total (when known), frames.
@@ -29,6 +47,8 @@ public struct Transcoder {
     public var settings: EncodeSettings
     /// How an `.m3u8` output is segmented.
     public var hls = HLSSettings()
+    /// Write only this file of the presentation `output` would be (`--only-segment`), to `output`.
+    public var onlyPart: PresentationPart?
     public var overwrite: Bool
     public var damagePolicy: DamagePolicy
     public var render: RenderMode
@@ -56,13 +76,14 @@ public struct Transcoder {
     public func run() throws -> TranscodeSummary {
         // An output kind that is refused (DASH), and settings the encoder or the container would
         // refuse, are refused before the input is read.
-        let target = try OutputTarget(path: output)
+        let target = try OutputTarget(path: output, part: onlyPart)
         try settings.validate(for: target)
-        let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
-        if target.kind == .hlsPresentation {
-            let (sharing, outcome) = try presentationRendering(of: source, target: target)
-            return try transcode(source, to: target, splice: nil, sharing: sharing, outcome: outcome)
+        switch target.kind {
+        case .hlsPresentation: return try writePresentation(target)
+        case .hlsPart(let part): return try writePart(part, to: target)
+        case .file: break
         }
+        let source = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
         let (job, outcome) = try RenderPlanner(mode: render, source: source, settings: settings).decide(target: target, compositor: compositor)
         guard let job else { return try transcode(source, to: target, splice: nil, outcome: outcome) }
         do {
@@ -76,35 +97,60 @@ public struct Transcoder {
         }
     }
 
-    /// An `.m3u8` output is smart-rendered by whole segments rather than GOP splices: cut at the
-    /// input's closed IDRs, a segment in which no mark shows is the input's packets, the others
-    /// are re-encoded (`SegmentSharing`, as a batch's rows share their unmarked segments). `auto`'s
-    /// notice follows `RenderDecision`'s rule: only for a fallback the user could act on.
-    private func presentationRendering(of source: VideoSource, target: OutputTarget) throws -> (SegmentSharing?, RenderOutcome) {
-        guard render != .full else { return (nil, .full) }
-        func full(_ reason: String, notable: Bool) -> RenderOutcome {
-            RenderOutcome(isSmart: false, notice: notable ? "render: full (\(reason))" : nil, reason: reason)
+    /// An `.m3u8` output: the input indexed (`PresentationSource`), the row's rendering chosen by
+    /// `--render` (segments in which no mark shows copied, or every segment encoded), and every
+    /// segment made and published in order, the playlist last.
+    private func writePresentation(_ target: OutputTarget) throws -> TranscodeSummary {
+        let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
+        let row = try PresentationRow(source: source, compositor: compositor, mode: render, forBatch: false, warn: warn)
+        let folder = try PresentationFolder(playlist: target.path, overwrite: overwrite, inputs: [input], sharedFolder: nil, warn: warn)
+        var announced = false
+        let total = source.duration.seconds
+        let summary = try PresentationWriter.write(row, to: folder) { reached, frames in
+            if !announced {
+                announced = true
+                onRender?(row.outcome)
+            }
+            progress?(reached.seconds, total, frames)
         }
-        switch try SegmentSharing.prepare(source: source, settings: settings, target: hls.segmentDuration, output: target) {
-        case .failure(let refusal):
-            if render == .smart { throw RenderError(file: input, reason: "its HLS segments cannot be copied: \(refusal)") }
-            let planner = RenderPlanner(mode: render, source: source, settings: settings)
-            return (nil, full(refusal.reason, notable: !refusal.askedByOptions && !planner.marksNeverHide(compositor)))
-        case .success(let sharing):
-            let outcome = sharing.outcome(markedBy: compositor)
-            guard render == .auto && outcome.reencodedShare > RenderDecision.worthwhileShare else { return (sharing, outcome) }
-            let covered = Int((outcome.reencodedShare * 100).rounded())
-            // Marks in every segment are the usual always-on mark: the full render is simply what it costs.
-            if covered == 100 { return (nil, full("a mark is visible in every segment", notable: false)) }
-            return (nil, full("marks are visible in segments covering \(covered)% of the video, and copying needs a fifth of it unmarked",
-                              notable: true))
+        if summary.damagedPackets > 0 {
+            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; \(output) is complete but may show glitches there")
         }
+        return TranscodeSummary(videoFrames: summary.videoFrames, droppedStreams: source.droppedStreams, damagedPackets: summary.damagedPackets,
+                                render: row.outcome)
     }
 
-    private func transcode(_ source: VideoSource, to target: OutputTarget, splice: SpliceJob?, sharing: SegmentSharing? = nil,
-                           outcome: RenderOutcome) throws -> TranscodeSummary {
-        let sink = try MarkedOutput(source: source, target: target, compositor: compositor, settings: settings, hls: hls,
-                                    sharing: sharing, overwrite: overwrite, unmarkedVideo: .reencode, splice: splice, warn: warn)
+    /// One file of the presentation: the initialization segment, or media segment `k` made
+    /// alone (its GOPs decoded only when it is re-encoded), byte for byte as the whole
+    /// presentation has it.
+    private func writePart(_ part: PresentationPart, to target: OutputTarget) throws -> TranscodeSummary {
+        let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
+        let row = try PresentationRow(source: source, compositor: compositor, mode: render, forBatch: false, warn: warn)
+        let file = try AtomicOutput(target: target.path, overwrite: overwrite, inputs: [input])
+        var summary = TranscodeSummary(videoFrames: 0, droppedStreams: source.droppedStreams, damagedPackets: 0, render: row.outcome)
+        switch part {
+        case .initialization:
+            try file.write(try row.initializationSegment().bytes)
+        case .segment(let k):
+            let count = row.segments.count
+            guard (0..<count).contains(k) else {
+                throw RequestError(subject: "--only-segment \(k)", problem: "\(input) makes \(count) segment\(count == 1 ? "" : "s") (0 to \(count - 1)) at --segment \(hls.segmentDuration.secondsText(decimals: 3))")
+            }
+            let segment = try row.render(segment: k)
+            try file.write(segment.bytes)
+            summary.videoFrames = segment.videoSamples
+            summary.segment = SegmentReport(index: k, of: count, isShared: segment.isShared, decodedPictures: segment.decodedPictures,
+                                            encodedPictures: segment.encodedPictures)
+        }
+        try file.commit()
+        onRender?(row.outcome)
+        return summary
+    }
+
+    private func transcode(_ source: VideoSource, to target: OutputTarget, splice: SpliceJob?, outcome: RenderOutcome) throws -> TranscodeSummary {
+        let plan = try OutputPlan.make(source: source, target: target, compositor: compositor, settings: settings, unmarkedVideo: .reencode,
+                                       splice: splice)
+        let sink = try MarkedOutput(plan: plan, source: source, compositor: compositor, settings: settings, overwrite: overwrite, warn: warn)
         var announced = false
         func announceOnceWritten() {
             guard !announced && sink.framesWritten > 0 else { return }

@@ -3,7 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// One HLS presentation being written: its files published as they are made, its playlist last.
+/// Where one HLS presentation is written on disk: its files published as they are made, under
+/// names taken from their content, its playlist last (`PresentationStorage` for transcode and
+/// batch; a server keeps segments its own way).
 ///
 /// The guarantees, in the order things happen:
 /// - The playlist is claimed first (`AtomicOutput`): an existing one without -y, a missing or
@@ -20,20 +22,21 @@ import Glibc
 ///   interrupted run); shared files are never removed, other rows list them.
 /// - Given up before the playlist (an error, an interrupt), the files this run added beside the
 ///   playlist are removed again; shared files stay, since another shard may already list them.
-final class HLSPresentation {
+public final class PresentationFolder {
     let layout: PresentationLayout
     private let playlistOutput: AtomicOutput
     private let playlistLock: PartialFileLock
-    private var initializationURI: String?
-    private var segments: [MediaPlaylist.Segment] = []
-    private var independent = true
+    /// The URIs of the files published for this presentation (what its playlist lists).
+    private var published = Set<String>()
     private var addedOwnFiles: [String] = []
     private var committed = false
     private let warn: WarningHandler
 
-    /// - Parameter sharedFolder: where segments without re-encoded video go (a batch); nil
-    ///   keeps every file beside the playlist.
-    init(playlist: String, overwrite: Bool, inputs: [String], sharedFolder: String?, warn: @escaping WarningHandler) throws {
+    /// - Parameters:
+    ///   - playlist: the playlist's path; its folder holds the presentation's own files.
+    ///   - sharedFolder: where files every row shares go (a batch); nil keeps every file beside the playlist.
+    ///   - inputs: files the playlist must not replace (the input).
+    public init(playlist: String, overwrite: Bool, inputs: [String], sharedFolder: String?, warn: @escaping WarningHandler) throws {
         playlistOutput = try AtomicOutput(target: playlist, overwrite: overwrite, inputs: inputs)
         playlistLock = PartialFileLock(path: playlistOutput.temporaryPath)
         do {
@@ -66,38 +69,26 @@ final class HLSPresentation {
         return layout.uri(ownFile: fileName)
     }
 
-    func publishInitialization(_ bytes: [UInt8], shared: Bool) throws {
-        precondition(initializationURI == nil, "one initialization segment per presentation")
-        initializationURI = try place(bytes, shared: shared, name: layout.ownInitializationName,
-                                      sharedName: PresentationLayout.sharedInitializationName)
+    /// Publishes the initialization segment; returns the URI the playlist names it by.
+    func publishInitialization(_ bytes: [UInt8], shared: Bool) throws -> String {
+        let uri = try place(bytes, shared: shared, name: layout.ownInitializationName, sharedName: PresentationLayout.sharedInitializationName)
+        published.insert(uri)
+        return uri
     }
 
-    func publish(_ segment: HLSSegmenter.Segment) throws {
-        let uri = try place(segment.bytes, shared: !segment.holdsReencodedVideo, name: layout.ownSegmentName,
-                            sharedName: PresentationLayout.sharedSegmentName)
-        segments.append(MediaPlaylist.Segment(uri: uri, duration: segment.duration))
-        independent = independent && segment.startsIndependently
-    }
-
-    /// The playlist that `commit` writes.
-    var playlist: MediaPlaylist {
-        MediaPlaylist(initializationURI: initializationURI ?? "", segments: segments, independentSegments: independent)
+    /// Publishes a media segment (`shared`: no mark of the row on it); returns its URI.
+    func publishSegment(_ bytes: [UInt8], shared: Bool) throws -> String {
+        let uri = try place(bytes, shared: shared, name: layout.ownSegmentName, sharedName: PresentationLayout.sharedSegmentName)
+        published.insert(uri)
+        return uri
     }
 
     /// Writes the playlist into place, then removes this presentation's own files it does not list.
-    func commit() throws {
-        precondition(initializationURI != nil && !segments.isEmpty, "a presentation needs its initialization and a segment")
+    public func commit(playlist: String) throws {
+        precondition(!published.isEmpty, "a presentation needs its initialization and a segment")
         WriteOnceFile.syncFolder(layout.folder)
         if let shared = layout.shared?.folder { WriteOnceFile.syncFolder(shared) }
-        let text = Array(playlist.text.utf8)
-        let fd = open(playlistOutput.temporaryPath, O_WRONLY | O_TRUNC | O_CLOEXEC)
-        guard fd >= 0 else { throw OutputError(file: layout.playlist, stage: .writing, operation: "writing the playlist", code: ErrorCode(errno: errno)) }
-        let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let writeError = errno
-        close(fd)
-        guard written == text.count else {
-            throw OutputError(file: layout.playlist, stage: .writing, operation: "writing the playlist", code: ErrorCode(errno: written < 0 ? writeError : ENOSPC))
-        }
+        try playlistOutput.write(Array(playlist.utf8))
         try playlistOutput.commit()
         committed = true
         removeUnlistedOwnFiles()
@@ -105,7 +96,7 @@ final class HLSPresentation {
 
     /// Removes this presentation's own files (by their names) that its playlist does not list.
     private func removeUnlistedOwnFiles() {
-        let listed = Set(([initializationURI ?? ""] + segments.map(\.uri)))
+        let listed = published
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: layout.folder) else { return }
         for entry in entries where layout.isOwnFile(entry) && !listed.contains(layout.uri(ownFile: entry)) {
             unlink((layout.folder as NSString).appendingPathComponent(entry))
@@ -132,7 +123,7 @@ final class HLSPresentation {
 
     /// Gives the presentation up: its playlist's temporary file and the files this run added
     /// beside it are removed (shared files stay).
-    func abandon() {
+    public func abandon() {
         guard !committed else { return }
         playlistOutput.discard()
         for name in addedOwnFiles { unlink((layout.folder as NSString).appendingPathComponent(name)) }

@@ -1,0 +1,186 @@
+import Animation
+import Foundation
+import Overlay
+
+/// One segment of a row's presentation, as its playlist needs it: known before anything is rendered.
+public struct RowSegment: Sendable, Equatable {
+    public let index: Int
+    public let start: PresentationTime
+    public let duration: PresentationTime
+    /// No mark of this row shows on it: its bytes are the input's packets, the same for every row
+    /// of the presentation (stored once).
+    public let isShared: Bool
+    /// It starts with a picture that decodes without the segments before (`EXT-X-INDEPENDENT-SEGMENTS`).
+    public let startsIndependently: Bool
+}
+
+/// A rendered media segment (`moof` + `mdat`).
+public struct RenderedSegment: Sendable {
+    public let index: Int
+    public let bytes: [UInt8]
+    public let duration: PresentationTime
+    public let isShared: Bool
+    /// Pictures decoded to make it (0 for a copied segment: its packets were only read).
+    public let decodedPictures: Int
+    /// Video packets re-encoded into it (0 for a copied segment).
+    public let encodedPictures: Int
+    /// Video samples in it (pictures, copied or re-encoded).
+    public let videoSamples: Int
+}
+
+/// The initialization segment (`ftyp` + `moov`).
+public struct RenderedInitialization: Sendable {
+    public let bytes: [UInt8]
+    /// The same for every row of the presentation.
+    public let isShared: Bool
+}
+
+/// One row's HLS presentation over a `PresentationSource`: which of its segments a mark of the
+/// row touches (known without rendering: the marks' timelines evaluated at the pictures'
+/// times), and any segment rendered on request, alone — byte for byte the segment the whole
+/// presentation has at that place, since a segment's bytes depend only on the input, the marks,
+/// the plan and its index.
+///
+/// Use one row from one thread at a time (its compositor is stateful); rows are cheap to make.
+public final class PresentationRow {
+    public let source: PresentationSource
+    public let rendering: PresentationRendering
+    /// What the transcode summary says ("re-encoded 12.0 s of 60.0 s (20%)").
+    public let outcome: RenderOutcome
+    let plan: PresentationPlan
+    /// Per segment, whether this row re-encodes it (else it is the input's packets).
+    let reencodes: [Bool]
+    let compositor: Compositor
+    /// What marks and re-encodes pictures (nil when nothing is re-encoded).
+    let video: VideoMaking?
+    /// The decode time of each output video packet, by position (decode order).
+    let decodeTimestamps: [Int64]
+    let warn: WarningHandler
+    private var layout: TrackLayout?
+    private var initialization: RenderedInitialization?
+
+    /// How this row's pictures are marked and encoded: its own marker, the source's shared set-up.
+    struct VideoMaking {
+        let marker: FrameMarker
+        let setup: PresentationSource.VideoSetup
+    }
+
+    /// - Parameters:
+    ///   - rendering: nil chooses it as `batch` (`forBatch`) or `transcode --render mode` does
+    ///     (`PresentationSource.rendering(markedBy:mode:forBatch:)`).
+    public init(source: PresentationSource, compositor: Compositor, rendering: PresentationRendering? = nil,
+                mode: RenderMode = .auto, forBatch: Bool = true, warn: @escaping WarningHandler = { _ in }) throws {
+        self.source = source
+        self.compositor = compositor
+        self.warn = warn
+        let chosen: (PresentationRendering, RenderOutcome)
+        if let rendering {
+            switch rendering {
+            case .sharedCopies:
+                if let refusal = source.sharingRefusal { throw RenderError(file: source.input, reason: "its HLS segments cannot be copied: \(refusal)") }
+                chosen = (rendering, source.outcome(.sharedCopies, marked: source.markedSegments(source.plan(.sharedCopies), by: compositor)))
+            case .encoded: chosen = (.encoded, .full)
+            case .copied: chosen = (.copied, RenderOutcome(isSmart: false))
+            }
+        } else {
+            chosen = try source.rendering(markedBy: compositor, mode: mode, forBatch: forBatch)
+        }
+        (self.rendering, outcome) = chosen
+        plan = source.plan(self.rendering)
+        switch self.rendering {
+        case .sharedCopies: reencodes = source.markedSegments(plan, by: compositor)
+        case .encoded: reencodes = Array(repeating: true, count: plan.segmentCount)
+        case .copied: reencodes = Array(repeating: false, count: plan.segmentCount)
+        }
+        video = reencodes.contains(true) || self.rendering == .encoded
+            ? try Self.videoMaking(source: source, rendering: self.rendering, compositor: compositor, warn: warn) : nil
+        switch self.rendering {
+        case .sharedCopies, .copied: decodeTimestamps = source.index.decodeTimestamps
+        case .encoded: decodeTimestamps = plan.encodedDecodeTimestamps(reorderDelay: video?.setup.header.reorderDelay ?? 0)
+        }
+    }
+
+    /// Binds `config` to `variables` (as `Compositor.forJob` does) and makes the row.
+    public convenience init(source: PresentationSource, config: WatermarkConfig, variables: [String: String], images: ImageCache = ImageCache(),
+                            rendering: PresentationRendering? = nil, warn: @escaping WarningHandler = { _ in }) throws {
+        let compositor = try Compositor.forJob(config: config, variables: variables, images: images, warn: warn)
+        try self.init(source: source, compositor: compositor, rendering: rendering, warn: warn)
+    }
+
+    private static func videoMaking(source: PresentationSource, rendering: PresentationRendering, compositor: Compositor,
+                                    warn: @escaping WarningHandler) throws -> VideoMaking {
+        let setup = try source.videoSetup(rendering)
+        let configuration = setup.configuration
+        let marker = try FrameMarker.prepared(compositor: compositor, video: source.video, timecode: setup.timecode, file: source.input,
+                                              format: configuration.pixelFormat, outputWidth: configuration.width,
+                                              outputHeight: configuration.height, scaled: setup.scaled, warn: warn)
+        return VideoMaking(marker: marker, setup: setup)
+    }
+
+    /// Every segment with what the playlist needs, rendering nothing.
+    public var segments: [RowSegment] {
+        plan.plannedSegments.map { planned in
+            RowSegment(index: planned.index, start: planned.start, duration: planned.duration, isShared: !reencodes[planned.index],
+                       startsIndependently: plan.independent[planned.index])
+        }
+    }
+
+    /// Segment `index` alone: the reader seeks to its first GOP; its GOPs are decoded only when
+    /// it is re-encoded, and a copied segment is only read.
+    public func render(segment index: Int) throws -> RenderedSegment {
+        precondition(plan.cuts.indices.contains(index), "segment \(index) of a presentation of \(plan.segmentCount)")
+        let maker = try SegmentMaker(source: source, plan: plan, rows: [self])
+        return try maker.render(segment: index, seeking: true)[0].get().segment
+    }
+
+    /// The initialization segment (made from segment 0's first packets: FFmpeg's MP4 muxer writes
+    /// the edit lists from them).
+    public func initializationSegment() throws -> RenderedInitialization {
+        if let initialization { return initialization }
+        let maker = try SegmentMaker(source: source, plan: plan, rows: [self])
+        let first = try maker.render(segment: 0, seeking: true, keepingPackets: true)[0].get()
+        return try initializationSegment(firstSegmentPackets: first.packets)
+    }
+
+    /// The initialization segment from segment 0's packets as its tracks were made.
+    func initializationSegment(firstSegmentPackets: [[Packet]]) throws -> RenderedInitialization {
+        if let initialization { return initialization }
+        let made = RenderedInitialization(bytes: try InitializationSegment.bytes(for: self, firstSegmentPackets: firstSegmentPackets),
+                                          isShared: rendering != .encoded)
+        initialization = made
+        return made
+    }
+
+    /// The media playlist: `uri` names each segment (content-hash file names after rendering, or
+    /// a server's URL paths before).
+    public func playlist(initializationURI: String, uri: (RowSegment) -> String) -> String {
+        let segments = self.segments
+        return MediaPlaylist(initializationURI: initializationURI,
+                             segments: segments.map { MediaPlaylist.Segment(uri: uri($0), duration: $0.duration) },
+                             independentSegments: segments.allSatisfy(\.startsIndependently)).text
+    }
+
+    /// The tracks' time bases and where their media timelines start.
+    func trackLayout() throws -> TrackLayout {
+        if let layout { return layout }
+        let made = try InitializationSegment.layout(for: self)
+        layout = made
+        return made
+    }
+
+    /// The re-encoded audio of carried track `track`, made once per source.
+    func encodedAudio(track: Int) throws -> EncodedAudio {
+        let other = source.tracks[track]
+        guard let encoderName = other.reencoder else { preconditionFailure("track \(track) is copied") }
+        return try source.audioCache.audio(of: other.stream) {
+            try EncodedAudio.encode(stream: other.stream, of: source.input, encoderName: encoderName)
+        }
+    }
+}
+
+/// Each fMP4 track's time base (its timescale, as the initialization segment declares it) and
+/// the decode time its media timeline starts at (its first packet's), in that time base.
+struct TrackLayout {
+    var timeBases: [Rational]
+    var startDecodeTimestamps: [Int64]
+}

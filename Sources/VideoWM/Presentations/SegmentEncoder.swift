@@ -1,0 +1,108 @@
+import Animation
+
+/// One row's encoder for one segment: marks each picture, encodes it with a fresh encoder (an
+/// IDR first), and keeps the packets until the segment is written.
+final class SegmentEncoder {
+    private let making: PresentationRow.VideoMaking
+    private let plan: PresentationPlan
+    private let encoder: Encoder
+    private let file: String
+    private let scratchFrame: Frame
+    private let scratchPacket: Packet
+    private var first = true
+    private var packets: [Packet] = []
+    /// libvpx's hidden frames joined to the next shown one, as FFmpeg's MP4 muxer would.
+    private let superframes: BitstreamFilter?
+
+    init(making: PresentationRow.VideoMaking, plan: PresentationPlan, file: String) throws {
+        self.making = making
+        self.plan = plan
+        self.file = file
+        encoder = try Encoder(making.setup.configuration, file: file)
+        scratchFrame = try Frame()
+        scratchPacket = try Packet()
+        superframes = encoder.name == "libvpx-vp9" ? try BitstreamFilter(name: "vp9_superframe", encoder: encoder, file: file) : nil
+    }
+
+    /// Marks and encodes the picture presented at `pts`; `exclusive` when no other row shares the
+    /// frame (it may be marked in place; otherwise it is copied on write).
+    func consume(_ frame: Frame, pts: Int64, exclusive: Bool) throws {
+        var picture = frame
+        if !exclusive {
+            try scratchFrame.reference(frame, file: file)
+            picture = scratchFrame
+        }
+        defer { if !exclusive { scratchFrame.unref() } }
+        let marked = try making.marker.mark(picture, at: plan.time(pts))
+        marked.presentationTimestamp = pts
+        // The decoder's picture type would carry the input's keyframes over: only the segment's
+        // first picture and --gop's schedule place them.
+        if first || making.setup.forcedKeyframes.contains(pts) { marked.requestKeyframe() } else { marked.clearPictureType() }
+        first = false
+        try encoder.send(marked)
+        try collect()
+    }
+
+    private func collect() throws {
+        while try encoder.receive(into: scratchPacket) == .produced {
+            let packet = try scratchPacket.retained(file: file)
+            scratchPacket.unref()
+            packets += try superframes?.filter(packet) ?? [packet]
+        }
+    }
+
+    /// Drains the encoder; its packets in decode order, timestamps in the input's time base.
+    func finish() throws -> [Packet] {
+        try encoder.send(nil)
+        try collect()
+        if let superframes { packets += try superframes.filter(nil) }
+        if encoder.timeBase != plan.timeBase {
+            for packet in packets { packet.rescale(from: encoder.timeBase, to: plan.timeBase) }
+        }
+        return packets
+    }
+
+    /// A packet's bytes as an MP4 sample: x264's and x265's Annex B stored length-prefixed (as
+    /// the initialization segment's avcC/hvcC says), AV1 without its temporal delimiters.
+    func sampleBytes(_ packet: Packet) throws -> [UInt8] {
+        packet.withBytes { bytes -> [UInt8] in
+            if making.setup.convertsAnnexB { return lengthPrefixed(nalUnitRanges(in: bytes, framing: .annexB).map { Array(bytes[$0]) }) }
+            if encoder.name == "libsvtav1" { return AV1OBUs.withoutTemporalDelimiters(bytes) }
+            return Array(bytes)
+        }
+    }
+}
+
+/// AV1 as MP4 stores it (ISO/IEC AV1-ISOBMFF §2.4): a sample's OBUs without temporal
+/// delimiters, padding or tile lists, as FFmpeg's MP4 muxer filters them.
+enum AV1OBUs {
+    static func withoutTemporalDelimiters(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var offset = 0
+        while offset < bytes.count {
+            let header = bytes[offset]
+            let type = Int(header >> 3) & 0x0F
+            let hasExtension = header & 0x04 != 0, hasSize = header & 0x02 != 0
+            var cursor = offset + 1 + (hasExtension ? 1 : 0)
+            var size = bytes.count - cursor
+            if hasSize {
+                // leb128
+                var value = 0, shift = 0
+                while cursor < bytes.count {
+                    let byte = bytes[cursor]
+                    cursor += 1
+                    value |= Int(byte & 0x7F) << shift
+                    shift += 7
+                    if byte & 0x80 == 0 || shift > 56 { break }
+                }
+                size = value
+            }
+            let end = min(cursor + size, bytes.count)
+            if ![2, 8, 15].contains(type) { out += bytes[offset..<end] }
+            guard end > offset else { break }
+            offset = end
+        }
+        return out
+    }
+}
