@@ -40,7 +40,7 @@ public final class Compositor {
     public let layers: [LayerSpec]
     public let stacking: Stacking
     let fonts: FontLibrary
-    private let warn: (String) -> Void
+    let warn: (String) -> Void
     private var prepared: [Geometry: [PreparedLayer]] = [:]
     /// The timecode clock of the video being marked, for timed texts that show a timecode;
     /// set by the pipeline once it knows the input (nil: a still image).
@@ -93,7 +93,7 @@ public final class Compositor {
 
     /// A layer shows when both its own opacity and its timeline's (fades, hidden spans) round to a
     /// visible byte: a layer at opacity 0.001 premultiplies its mark to nothing.
-    private static func isShown(_ layer: LayerSpec, at time: PresentationTime) -> Bool {
+    static func isShown(_ layer: LayerSpec, at time: PresentationTime) -> Bool {
         opacityByte(layer.opacity) > 0 && opacityByte(layer.timeline.state(at: time).opacity) > 0
     }
 

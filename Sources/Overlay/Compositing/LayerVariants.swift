@@ -93,3 +93,28 @@ extension Compositor {
         return prepared
     }
 }
+
+extension Compositor {
+    /// The index of the job's variant layer (a config has at most one), nil without one.
+    public var variantLayerIndex: Int? { layers.firstIndex { $0.variants != nil } }
+
+    /// The variant layer's variants, nil without one.
+    public var layerVariants: LayerVariants? { variantLayerIndex.flatMap { layers[$0].variants } }
+
+    /// The variant layer alone, showing variant `variant` all along: what one of the lecture's
+    /// shared renders draws (every student's copy that shows no mark of its own in a period is
+    /// that render). Nil without a variant layer.
+    public func variantLayerAlone(showing variant: Int) -> Compositor? {
+        guard let index = variantLayerIndex else { return nil }
+        let alone = Compositor(layers: [layers[index]], fonts: fonts, stacking: stacking, warn: warn)
+        alone.variantSchedule = .constant(variant)
+        alone.timecode = timecode
+        return alone
+    }
+
+    /// Whether a layer other than the variant layer draws at `time`: a row's own marks, for
+    /// which its period is re-encoded with the row's variant drawn under them.
+    public func drawsOwnMarks(at time: PresentationTime) -> Bool {
+        layers.contains { $0.variants == nil && Self.isShown($0, at: time) }
+    }
+}

@@ -44,6 +44,9 @@ public struct BatchRunner {
     /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
     /// in `outputDirectory`, created when missing).
     public var hls = HLSSettings()
+    /// The key a variant layer's code is derived from (docs/variant-marks.md §4); a batch with a
+    /// variant layer and no key is refused.
+    public var variantKey: SecretKey?
 
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
                 damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false,
@@ -90,6 +93,7 @@ public struct BatchRunner {
             checked.append((row.target.kind, row.target.container))
             try settings.validate(for: row.target)
         }
+        try refuseWhatVariantsCannotWrite()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw OutputError(file: outputDirectory, stage: .creating, detail: "the output folder does not exist (create it first)")
@@ -122,6 +126,13 @@ public struct BatchRunner {
         }
         let presentations = pending.filter { $0.target.kind == .hlsPresentation }
         let files = pending.filter { $0.target.kind == .file }
+        if config.variantLayer != nil {
+            if !presentations.isEmpty {
+                try runVariantPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
+                                            onProgress: onProgress)
+            }
+            return BatchSummary(progress: tracker.snapshot(), failures: failures)
+        }
         if !presentations.isEmpty {
             try runPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
                                  onProgress: onProgress)

@@ -92,6 +92,12 @@ final class SegmentMaker {
                 results.append(.failure(failure))
                 continue
             }
+            // A variant lecture's row outside its own segments: the lecture's shared render is
+            // its segment there (an encoded plan's segments cannot be the input's packets).
+            if encoders[n] == nil && plan.rendering == .encoded {
+                results.append(.failure(NotOwnSegment()))
+                continue
+            }
             // A copied segment is the same for every row of the plan: made once.
             if encoders[n] == nil, let shared {
                 results.append(shared)
@@ -269,3 +275,6 @@ final class SegmentMaker {
         return UInt64(dts - start)
     }
 }
+
+/// What `SegmentMaker` gives a variant lecture's row for a segment it does not make itself.
+struct NotOwnSegment: Error {}

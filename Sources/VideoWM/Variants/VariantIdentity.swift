@@ -29,12 +29,13 @@ extension WatermarkConfig {
 }
 
 extension WatermarkConfig {
-    /// Refuses the variant layer for a job that would give one copy a single variant all along:
-    /// until batch, HLS and serve pick each student's variants (docs/variant-marks.md §10), such
-    /// a copy would carry no code while looking as if it did. Previews and stills show variant 0.
+    /// Refuses the variant layer for a job that makes one copy alone (transcode): a student's
+    /// copy is assembled from the class's shared variant renders by `batch` to HLS outputs
+    /// (docs/variant-marks.md §6–§8); a lone copy would show one variant all along and carry no
+    /// code while looking as if it did. Previews and stills show variant 0.
     public func refuseVariantLayerUntilRendered() throws {
         guard let layer = variantLayer else { return }
         throw ConfigError(file: file, path: layer.path + ".variants",
-                          problem: "variant layers are not rendered per student by this build yet (docs/variant-marks.md); preview, thumbnail and stamp show variant 0")
+                          problem: "a variant layer is written by 'batch' to .m3u8 outputs (each student's copy picks its variants from the class's shared renders; docs/variant-marks.md); this command makes no such copy (preview, thumbnail and stamp show variant 0)")
     }
 }

@@ -109,7 +109,11 @@ struct BatchCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let config = try WatermarkConfig.load(path: try marks.requireConfig(command: Self.name), warn: console.warningHandler)
-        try config.refuseVariantLayerUntilRendered()
+        var hls = self.hls
+        try hls.adoptVariantPeriod(of: config, command: Self.name)
+        if config.variantLayer != nil && encode.render == .smart {
+            throw UsageError("--render smart copies the input's packets, but a variant layer is drawn in every segment (each segment's variants are rendered once and shared); leave --render out", command: Self.name)
+        }
         let table = try CSVTable.load(path: csvPath!)
         let template = try OutputPathTemplate(outputTemplate!)
         let plan = try BatchPlan(config: config, table: table, outputTemplate: template, fixedVariables: marks.variables,

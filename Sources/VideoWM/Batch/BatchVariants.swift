@@ -1,0 +1,97 @@
+import Foundation
+import Overlay
+
+extension BatchRunner {
+    /// The rows writing HLS presentations of a lecture with a variant layer (docs/variant-marks.md
+    /// §6–§8): the input indexed once and cut every `seconds` (the `encoded` plan, one period a
+    /// segment); the q variants of every segment rendered once and stored in the shared folder;
+    /// each row's codeword derived from the key, the lecture and the row's student name, its
+    /// playlist listing its codeword's variant of every segment, and the segments its own marks
+    /// show in re-encoded for it (its variant drawn under them), `-j` rows at a time.
+    func runVariantPresentations(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
+                                 report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
+        guard let layer = config.variantLayer, let variants = layer.variants,
+              let lectureName = config.variantLecture(input: input) else { preconditionFailure("no variant layer") }
+        guard let key = variantKey else { throw Self.keyNeeded(config: config) }
+        let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
+        let representative = try Compositor.forJob(config: config, variables: rows[0].variables, images: images, warn: { _ in })
+        let lecture = try VariantLecture(source: source, compositor: representative, warn: warn)
+        let codebook = try VariantCodebook(key: key, lecture: lectureName, alphabetSize: variants.count)
+        let positions = 0..<lecture.periodCount
+        let biases = try codebook.biases(positions)
+        let folder = hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
+        }
+        if let notice = VideoSource.timestampJumpNotice(path: input, jumps: source.index.timestampJumps) { warn(notice) }
+
+        let started = Date()
+        func finish(_ row: BatchRow, _ error: Error?) throws {
+            if let error = error as? InterruptedError { throw error }
+            if let error = error as? StopBatch { throw error }
+            try report(BatchRowResult(row: row, status: error == nil ? .done : .failed, seconds: Date().timeIntervalSince(started), error: error,
+                                      render: error == nil ? .full : nil))
+        }
+        var members: [(batchRow: BatchRow, student: VariantLecture.Student)] = []
+        for batchRow in rows {
+            do {
+                let student = config.variantStudent(variables: batchRow.variables) ?? ""
+                let codeword = try codebook.codeword(student: student, positions: positions, biases: biases)
+                let own = lecture.ownSegments(markedBy: try Compositor.forJob(config: config, variables: batchRow.variables, images: images, warn: { _ in }))
+                try batchRow.createFolder()
+                let storage = try PresentationFolder(playlist: batchRow.output, overwrite: force, inputs: [input], sharedFolder: folder, warn: warn)
+                let config = self.config, warn = self.warn
+                members.append((batchRow, VariantLecture.Student(codeword: codeword, ownSegments: own, storage: storage, makeRow: {
+                    try lecture.row(compositor: try Compositor.forJob(config: config, variables: batchRow.variables, images: images, warn: warn),
+                                    codeword: codeword)
+                })))
+            } catch {
+                try finish(batchRow, error)
+            }
+        }
+        guard !members.isEmpty else { return }
+        var active = members.count
+        let summary: PresentationSummary
+        do {
+            summary = try lecture.write(members.map(\.student), group: outputsPerDecode, onRowFailed: { n, error in
+                active -= 1
+                try finish(members[n].batchRow, error)
+            }, onRowWritten: { n in
+                try finish(members[n].batchRow, nil)
+            }, progress: { reached, _ in
+                tracker.groupReached(seconds: reached.seconds, activeOutputs: active)
+                onProgress(tracker.snapshot())
+            })
+        } catch let error as InterruptedError {
+            throw error
+        } catch let error as StopBatch {
+            throw error
+        } catch {
+            for member in members { try finish(member.batchRow, error) }
+            return
+        }
+        if summary.damagedPackets > 0 {
+            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs may show glitches there")
+        }
+    }
+
+    /// A variant layer's code is derived from the key: without one anybody could compute (and forge) a student's variants.
+    static func keyNeeded(config: WatermarkConfig) -> Error {
+        ConfigError(file: config.file, path: (config.variantLayer?.path ?? "watermarks") + ".variants",
+                    problem: "a variant layer needs the platform's key (--key-file or VIDEOWM_KEY_FILE; 'videowm keygen' makes one): without it anybody could compute a student's variants")
+    }
+}
+
+extension BatchRunner {
+    /// A batch with a variant layer needs the key, HLS outputs and rows that all bind the same
+    /// variant layer: checked before anything is written.
+    func refuseWhatVariantsCannotWrite() throws {
+        guard let layer = config.variantLayer else { return }
+        guard variantKey != nil else { throw Self.keyNeeded(config: config) }
+        if let file = rows.first(where: { $0.target.kind != .hlsPresentation }) {
+            throw RequestError(subject: file.output, problem: "a variant layer is written to HLS (.m3u8) outputs by this build; MP4 and other files are not yet (\(config.file): \(layer.path).variants)")
+        }
+    }
+}
