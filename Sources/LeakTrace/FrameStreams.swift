@@ -30,11 +30,23 @@ struct LeakWindow {
     let sampleInterval: Double
     private var lastSampleTime = -Double.infinity
 
-    static func read(_ leak: inout some LumaFrameSource, seconds: Double, sampleInterval: Double, thumbnailWidth: Int) throws -> LeakWindow {
+    /// Reads up to `seconds` of the leak. Pictures are kept every `sampleInterval`, or less often
+    /// when `seconds` of them would take more than `maximumSamplePixels` bytes (large frames);
+    /// after the window, sampling is back to `sampleInterval`.
+    static func read(_ leak: inout some LumaFrameSource, seconds: Double, sampleInterval: Double, thumbnailWidth: Int,
+                     maximumSamplePixels: Int = .max) throws -> LeakWindow {
         var window = LeakWindow(sampleInterval: sampleInterval)
+        var windowInterval = sampleInterval
         while let time = try leak.advance() {
             window.thumbnails.append(TimedLuma(time: time, image: try leak.thumbnail(width: thumbnailWidth)))
-            if window.takesSample(at: time) { window.samples.append(Sample(time: time, image: CompactLuma(try leak.picture()))) }
+            if window.takesSample(at: time, every: windowInterval) {
+                let picture = try leak.picture()
+                if window.samples.isEmpty {
+                    let affordable = Double(maximumSamplePixels) / Double(picture.width * picture.height)
+                    windowInterval = max(sampleInterval, seconds / max(affordable, 1))
+                }
+                window.samples.append(Sample(time: time, image: CompactLuma(picture)))
+            }
             if time - window.thumbnails[0].time >= seconds { break }
         }
         return window
@@ -42,8 +54,8 @@ struct LeakWindow {
 
     init(sampleInterval: Double) { self.sampleInterval = sampleInterval }
 
-    mutating func takesSample(at time: Double) -> Bool {
-        guard time >= lastSampleTime + sampleInterval - 1e-6 else { return false }
+    mutating func takesSample(at time: Double, every interval: Double? = nil) -> Bool {
+        guard time >= lastSampleTime + (interval ?? sampleInterval) - 1e-6 else { return false }
         lastSampleTime = time
         return true
     }

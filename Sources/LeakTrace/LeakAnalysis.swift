@@ -34,6 +34,10 @@ public struct LeakAnalysis: Sendable {
     public var offset: Double
     /// How much of the original each side lost.
     public var crops: CropFractions
+    /// Where the original's picture was found in the leak's, as fractions of the leak's width
+    /// and height (0…1): the whole picture for a re-encoded copy, a part of it for a screen
+    /// recording. Clipped to the leak's picture.
+    public var pictureInLeak: PlaneRect
     /// Original display pixels → difference-map pixels.
     public var displayToMap: AxisAlignedMap
     /// The leak's picture in map pixels (inside any bars).
@@ -45,6 +49,8 @@ public struct LeakAnalysis: Sendable {
     public var maps: DifferenceMaps
     /// Leak frames compared per slot.
     public var framesPerSlot: [SlotKey: Int]
+    /// Which variants of the variant layer each period of the leak shows (nil: no variant layer traced).
+    public var variantReadings: VariantReadings? = nil
 }
 
 /// Why a leak could not be analysed.
@@ -79,12 +85,23 @@ public struct LeakAnalyzer {
     public var sampleInterval: Double
     /// The width of the thumbnails used for alignment.
     public var thumbnailWidth = 80
+    /// The difference maps' width at most: the original's picture in the leak is resampled to it.
+    public var mapWidth = 320
+    /// Leak pictures kept while aligning are thinned so that their pixels (one byte each) stay
+    /// about this many: a screen recording's frames are read large, to find the lecture in them.
+    static let windowSamplePixels = 120 * 960 * 540
+    /// A candidate picture that matches the original this well (mean correlation of
+    /// thumbnails) ends the search: the whole picture, tried first, for a plain copy.
+    static let goodMatch = 0.9
 
     public let originalDisplayWidth: Int
     public let originalDisplayHeight: Int
     public let schedules: [SlotSchedule]
     /// Per schedule, the visibility of its traced layers: a slot's frames count while one shows.
     public let visibility: [[Visibility]]
+    /// A variant layer's patterns (drawn on the original's display) and periods (on its clock):
+    /// its variants are read from the same frame pairs the maps are made of (docs/variant-marks.md §5).
+    public var variants: (patterns: VariantPatterns, periods: VariantPeriods)?
 
     public init(originalDisplayWidth: Int, originalDisplayHeight: Int, schedules: [SlotSchedule], visibility: [[Visibility]]) {
         self.originalDisplayWidth = originalDisplayWidth
@@ -94,28 +111,58 @@ public struct LeakAnalyzer {
         sampleInterval = min(max((schedules.map(\.durationSeconds).min() ?? 5) / 10, 0.1), 0.5)
     }
 
-    /// Analyses `leak` (frames at the size the maps should have, e.g. 320 wide) against the
-    /// original, given its keyframes (any size) and a way to read it from a time on (`openOriginal`
-    /// returns frames from at or before that time, any size).
+    /// Analyses `leak` (frames at least as large as the maps should be: the leak is searched for
+    /// the original's picture, which is then resampled to at most `mapWidth` pixels across)
+    /// against the original, given its keyframes (any size) and a way to read it from a time on
+    /// (`openOriginal` returns frames from at or before that time, any size).
     public func analyse(leak: inout some LumaFrameSource, keyframes: inout some LumaFrameSource,
                         openOriginal: (Double) throws -> any LumaFrameSource) throws -> LeakAnalysis {
-        var window = try LeakWindow.read(&leak, seconds: alignmentWindowSeconds, sampleInterval: sampleInterval, thumbnailWidth: thumbnailWidth)
+        var window = try LeakWindow.read(&leak, seconds: alignmentWindowSeconds, sampleInterval: sampleInterval,
+                                         thumbnailWidth: thumbnailWidth, maximumSamplePixels: Self.windowSamplePixels)
         let originalThumbnails = try readThumbnails(&keyframes)
-        guard window.thumbnails.count >= 2 else { throw LeakAnalysisError.leakTooShort }
+        guard window.thumbnails.count >= 2, !window.samples.isEmpty else { throw LeakAnalysisError.leakTooShort }
         guard !originalThumbnails.isEmpty else { throw LeakAnalysisError.noOriginalKeyframes }
 
-        let analysisSize = (window.samples[0].image.width, window.samples[0].image.height)
+        let sampleSize = (width: window.samples[0].image.width, height: window.samples[0].image.height)
         let content = ContentArea.detect(in: spread(window.samples.map(\.image.image), count: 12))
         let thumbnailSize = window.thumbnails[0].image
-        let toThumbnail = AxisAlignedMap(scaleX: Double(thumbnailSize.width) / Double(analysisSize.0),
-                                         scaleY: Double(thumbnailSize.height) / Double(analysisSize.1), offsetX: 0, offsetY: 0)
-        let thumbnailContent = toThumbnail.apply(content)
-        let coarse = try coarseAlignment(window.thumbnails, originalThumbnails, thumbnailContent)
+        let toThumbnail = AxisAlignedMap(scaleX: Double(thumbnailSize.width) / Double(sampleSize.width),
+                                         scaleY: Double(thumbnailSize.height) / Double(sampleSize.height), offsetX: 0, offsetY: 0)
+        // Where the picture is: every candidate is aligned, the best match wins.
+        // Found on small copies (made one at a time: the samples may be large), then scaled back.
+        let small = spread(window.samples, count: PictureLocation.frameCount).map { thumbnail($0.image.image, width: PictureLocation.gridWidth) }
+        let toSmall = AxisAlignedMap(scaleX: Double(small[0].width) / Double(sampleSize.width),
+                                     scaleY: Double(small[0].height) / Double(sampleSize.height), offsetX: 0, offsetY: 0)
+        let changes = PictureLocation.changes(in: small)
+        let whole = PlaneRect(minX: 0, minY: 0, maxX: Double(sampleSize.width), maxY: Double(sampleSize.height))
+        let candidates = PictureLocation.candidates(changes: changes, originalAspect: Double(originalDisplayWidth) / Double(originalDisplayHeight),
+                                                    content: toSmall.apply(content))
+            .map { toSmall.inverse.apply($0).intersection(content) }
+            .map { $0.width > content.width - 1.5 / toSmall.scaleX && $0.height > content.height - 1.5 / toSmall.scaleY ? content : $0 }
+        // Where the leak changes, at the thumbnails' size and the samples'.
+        let thumbnailChanges = changes?.resized(width: thumbnailSize.width, height: thumbnailSize.height)
+        let sampleChanges = changes?.resized(width: sampleSize.width, height: sampleSize.height)
+        // The whole picture first (inside any bars, then with them, should a bar be the leaker's):
+        // a copy that matches there well is no screen recording.
+        var found: (region: PlaneRect, offset: Double, crops: CropFractions, correlation: Double)?
+        let regions = [content] + (whole == content ? [] : [whole]) + candidates.filter { $0 != content && $0 != whole }
+        for region in regions {
+            let range = region == content || region == whole ? SpatialRegistration.searchRange : SpatialRegistration.wideSearchRange
+            let attempt = try? coarseAlignment(window.thumbnails, originalThumbnails, toThumbnail.apply(region), searchRange: range,
+                                               varying: thumbnailChanges)
+            guard let coarse = attempt, coarse.correlation > found?.correlation ?? -1 else { continue }
+            found = (region, coarse.offset, coarse.crops, coarse.correlation)
+            if coarse.correlation >= Self.goodMatch { break }
+        }
+        guard var found else { throw LeakAnalysisError.notAligned }
+        let region = found.region
+        found.offset = try denselyRefined(found.offset, crops: found.crops, region: toThumbnail.apply(region), leak: window.thumbnails,
+                                          keyframes: originalThumbnails, openOriginal: openOriginal)
 
         // Read the original from the matching time, pairing each sampled leak frame with the
         // original frame shown nearest its instant.
-        var original = try openOriginal(max(0, window.samples[0].time + coarse.offset - 1))
-        var pairing = OriginalPairing(offset: coarse.offset)
+        var original = try openOriginal(max(0, window.samples[0].time + found.offset - 1))
+        var pairing = OriginalPairing(offset: found.offset)
         var pairs: [(time: Double, leak: CompactLuma, original: LumaImage)] = []
         func nextSample() throws -> TimedLuma? {
             try window.nextSample(from: &leak)
@@ -130,16 +177,39 @@ public struct LeakAnalyzer {
             }
         }
         guard !pairs.isEmpty else { throw LeakAnalysisError.notAligned }
-        let fine = SpatialRegistration.register(registrationPairs, leakContent: content, start: coarse.crops)
+        let fine = SpatialRegistration.register(registrationPairs, leakContent: region, start: found.crops, varying: sampleChanges)
         let originalFrame = pairs[0].original
-        let frameToDisplay = AxisAlignedMap(mapping: PlaneRect(minX: 0, minY: 0, maxX: Double(originalFrame.width), maxY: Double(originalFrame.height)),
+        let originalBounds = PlaneRect(minX: 0, minY: 0, maxX: Double(originalFrame.width), maxY: Double(originalFrame.height))
+        // The original's picture in the leak, and the grid the maps are made on: that picture at
+        // most `mapWidth` across, whatever the leak's size.
+        let picture = fine.map.apply(originalBounds).intersection(content)
+        guard picture.width >= 8, picture.height >= 8 else { throw LeakAnalysisError.notAligned }
+        let frame = PlaneRect(minX: picture.minX.rounded(.down), minY: picture.minY.rounded(.down),
+                              maxX: picture.maxX.rounded(.up), maxY: picture.maxY.rounded(.up))
+        let mapWidth = min(self.mapWidth, Int(frame.width))
+        let mapHeight = max(8, Int((Double(mapWidth) * frame.height / frame.width).rounded()))
+        let sampleToMap = AxisAlignedMap(mapping: frame, onto: PlaneRect(minX: 0, minY: 0, maxX: Double(mapWidth), maxY: Double(mapHeight)))
+        let originalToMap = fine.map.followed(by: sampleToMap)
+        let frameToDisplay = AxisAlignedMap(mapping: originalBounds,
                                             onto: PlaneRect(minX: 0, minY: 0, maxX: Double(originalDisplayWidth), maxY: Double(originalDisplayHeight)))
-        let accumulator = DifferenceAccumulator(width: analysisSize.0, height: analysisSize.1, content: content, originalToAnalysis: fine.map)
+        // How blurred the leak is, and what covers it, from the registration pairs on the map's grid.
+        let calibration = DifferenceAccumulator.calibration(
+            pairs: registrationPairs.map { FramePair(leak: $0.leak.resampled(from: frame, width: mapWidth, height: mapHeight), original: $0.original) },
+            width: mapWidth, height: mapHeight, content: sampleToMap.apply(picture), originalToAnalysis: originalToMap)
+        let accumulator = DifferenceAccumulator(width: mapWidth, height: mapHeight, content: sampleToMap.apply(picture),
+                                                originalToAnalysis: originalToMap, blurPasses: calibration.blurPasses,
+                                                covered: calibration.covered)
+        let variantReader = variants.map {
+            VariantReader(patterns: $0.patterns, periods: $0.periods, width: mapWidth, height: mapHeight, content: sampleToMap.apply(picture),
+                          originalToAnalysis: originalToMap, displayToAnalysis: frameToDisplay.inverse.followed(by: originalToMap))
+        }
         var first = Double.infinity, last = -Double.infinity
         func accumulate(time: Double, leak: LumaImage, original: LumaImage) {
-            let originalTime = time + coarse.offset
+            let originalTime = time + found.offset
             (first, last) = (min(first, originalTime), max(last, originalTime))
-            accumulator.add(leak: leak, original: original, to: slots(at: originalTime))
+            let leakMap = leak.resampled(from: frame, width: mapWidth, height: mapHeight)
+            accumulator.add(leak: leakMap, original: original, to: slots(at: originalTime))
+            variantReader?.add(leak: leakMap, original: original, originalTime: originalTime)
         }
         for pair in pairs { accumulate(time: pair.time, leak: pair.leak.image, original: pair.original) }
         pairs.removeAll()
@@ -148,9 +218,16 @@ public struct LeakAnalyzer {
             accumulate(time: sample.time, leak: sample.image, original: frame)
         }
         let maps = accumulator.maps()
-        return LeakAnalysis(offset: coarse.offset, crops: fine.crops, displayToMap: frameToDisplay.inverse.followed(by: fine.map),
-                            content: content, correlation: fine.correlation, originalSpan: first...max(first, last), maps: maps,
-                            framesPerSlot: Dictionary(uniqueKeysWithValues: maps.slots.map { ($0, accumulator.frameCount(of: $0)) }))
+        let visible = fine.map.inverse.apply(picture)
+        let crops = CropFractions(left: visible.minX / originalBounds.width, right: 1 - visible.maxX / originalBounds.width,
+                                  top: visible.minY / originalBounds.height, bottom: 1 - visible.maxY / originalBounds.height)
+        let inLeak = PlaneRect(minX: picture.minX / Double(sampleSize.width), minY: picture.minY / Double(sampleSize.height),
+                               maxX: picture.maxX / Double(sampleSize.width), maxY: picture.maxY / Double(sampleSize.height))
+        return LeakAnalysis(offset: found.offset, crops: crops, pictureInLeak: inLeak,
+                            displayToMap: frameToDisplay.inverse.followed(by: originalToMap),
+                            content: sampleToMap.apply(picture), correlation: fine.correlation, originalSpan: first...max(first, last), maps: maps,
+                            framesPerSlot: Dictionary(uniqueKeysWithValues: maps.slots.map { ($0, accumulator.frameCount(of: $0)) }),
+                            variantReadings: variantReader?.readings())
     }
 
     /// The slots whose steady part holds original time `seconds` and whose traced layers show then.
@@ -167,8 +244,9 @@ public struct LeakAnalyzer {
     /// registered once (its layout barely changes over a few seconds, so any proposal near the
     /// truth gives the map); each proposal is then pinned by comparing warped keyframes with
     /// every leak frame within `refineWindow` seconds, and the one whose pictures match best wins.
-    private func coarseAlignment(_ leak: [TimedLuma], _ keyframes: [TimedLuma], _ content: PlaneRect) throws
-        -> (offset: Double, crops: CropFractions) {
+    private func coarseAlignment(_ leak: [TimedLuma], _ keyframes: [TimedLuma], _ content: PlaneRect,
+                                 searchRange: ClosedRange<Double>, varying: LumaImage?) throws
+        -> (offset: Double, crops: CropFractions, correlation: Double) {
         let leakPrints = leak.map { TimedLuma(time: $0.time, image: TemporalAlignment.fingerprint(of: $0.image, region: content)) }
         let keyPrints = keyframes.map { TimedLuma(time: $0.time, image: TemporalAlignment.fingerprint(of: $0.image, region: $0.image.bounds)) }
         let candidates = TemporalAlignment.candidates(leak: leakPrints, keyframes: keyPrints, count: 5)
@@ -179,7 +257,8 @@ public struct LeakAnalyzer {
             }, count: 8)
         }
         guard let first = candidates.first(where: { !pairs(at: $0.offset).isEmpty }) else { throw LeakAnalysisError.notAligned }
-        var crops = SpatialRegistration.register(pairs(at: first.offset), leakContent: content).crops
+        var crops = SpatialRegistration.register(pairs(at: first.offset), leakContent: content, searchRange: searchRange,
+                                                 varying: varying).crops
         var best: (offset: Double, correlation: Double)?
         for candidate in candidates {
             let map = SpatialRegistration.map(crops, original: keyframes[0].image, leakContent: content)
@@ -187,19 +266,43 @@ public struct LeakAnalyzer {
                                                   leakContent: content, window: Self.refineWindow) ?? candidate.offset
             let candidatePairs = pairs(at: offset)
             guard !candidatePairs.isEmpty else { continue }
-            let correlation = SpatialRegistration.correlation(candidatePairs, crops: crops, leakContent: content)
+            let correlation = SpatialRegistration.correlation(candidatePairs, crops: crops, leakContent: content, varying: varying)
             if correlation > best?.correlation ?? -1 { best = (offset, correlation) }
         }
         guard let best else { throw LeakAnalysisError.notAligned }
-        let registration = SpatialRegistration.register(pairs(at: best.offset), leakContent: content, start: crops)
+        let registration = SpatialRegistration.register(pairs(at: best.offset), leakContent: content, start: crops, varying: varying)
         guard registration.correlation > 0.5 else { throw LeakAnalysisError.notAligned }
         crops = registration.crops
-        return (best.offset, crops)
+        return (best.offset, crops, registration.correlation)
     }
 
     /// How far from a proposed offset the refinement looks, seconds: keyframe fingerprints of a
     /// mostly still lecture can be a second or two off.
     static let refineWindow = 4.0
+    /// The leak's opening the dense refinement compares, seconds.
+    static let denseRefinementSeconds = 30.0
+
+    /// `offset` pinned against the original's every frame near it (`TemporalAlignment.refineDensely`):
+    /// the keyframes' offset can be off by as much as the keyframes are apart where the picture
+    /// stands still between them (slides), so the original is read, as thumbnails, over the
+    /// leak's first `denseRefinementSeconds` and that much around.
+    private func denselyRefined(_ offset: Double, crops: CropFractions, region: PlaneRect, leak: [TimedLuma], keyframes: [TimedLuma],
+                                openOriginal: (Double) throws -> any LumaFrameSource) throws -> Double {
+        let opening = leak.prefix { $0.time - leak[0].time <= Self.denseRefinementSeconds }
+        let gap = TemporalAlignment.medianStep(keyframes.map(\.time))
+        let range = min(max(Self.refineWindow, 1.5 * gap), 12)
+        let from = max(0, leak[0].time + offset - range - 0.5), to = (opening.last?.time ?? 0) + offset + range + 0.5
+        var source = try openOriginal(from)
+        var original: [TimedLuma] = []
+        while let time = try source.advance(), time <= to {
+            if time >= from - 1 { original.append(TimedLuma(time: time, image: try source.thumbnail(width: thumbnailWidth))) }
+        }
+        guard let first = original.first else { return offset }
+        let map = SpatialRegistration.map(crops, original: first.image, leakContent: region)
+        let refined = TemporalAlignment.refineDensely(offset: offset, range: range, leak: Array(opening), original: original, map: map,
+                                                      leakContent: region)
+        return refined ?? offset
+    }
 
     private func readThumbnails(_ source: inout some LumaFrameSource) throws -> [TimedLuma] {
         var thumbnails: [TimedLuma] = []
@@ -209,3 +312,4 @@ public struct LeakAnalyzer {
         return thumbnails.sorted { $0.time < $1.time }
     }
 }
+

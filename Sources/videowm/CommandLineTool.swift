@@ -9,7 +9,7 @@ enum CommandLineTool {
     /// Every command, in the order the overview lists them. A new command is one more line here.
     static var commands: [any ToolCommand.Type] {
         [TranscodeCommand.self, StampCommand.self, ThumbnailCommand.self, BatchCommand.self, PreviewCommand.self, TraceCommand.self,
-         ProbeCommand.self, ServeCommand.self]
+         ProbeCommand.self, ServeCommand.self, KeygenCommand.self]
     }
 
     static func command(named name: String) -> (any ToolCommand.Type)? {

@@ -39,14 +39,17 @@ struct Harness {
     }()
 
     /// Runs `executable` in the test folder to its end, stdin empty, stdout and stderr read;
-    /// it inherits no other descriptor of this process (`ChildProcess`).
+    /// it inherits no other descriptor of this process (`ChildProcess`). `environment` adds to
+    /// (or, with an empty value, removes from) the test's own.
     @discardableResult
-    func run(_ executable: String, _ arguments: [String]) throws -> Result {
+    func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let path = executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)"
         let out = try ChildProcess.pipe(), err = try ChildProcess.pipe()
         let pid: pid_t
+        let inherited = ProcessInfo.processInfo.environment
+        let childEnvironment = environment.isEmpty ? inherited : inherited.merging(environment) { $1 }.filter { !$0.value.isEmpty }
         do {
-            pid = try ChildProcess.spawn(path, arguments: arguments, environment: ProcessInfo.processInfo.environment, directory: directory.path,
+            pid = try ChildProcess.spawn(path, arguments: arguments, environment: childEnvironment, directory: directory.path,
                                          streams: [.file("/dev/null", flags: O_RDONLY), .descriptor(out.write), .descriptor(err.write)])
         } catch {
             [out.read, out.write, err.read, err.write].forEach { close($0) }
@@ -72,8 +75,8 @@ struct Harness {
         try run(Self.videowmPath, arguments)
     }
 
-    func videowm(arguments: [String]) throws -> Result {
-        try run(Self.videowmPath, arguments)
+    func videowm(arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(Self.videowmPath, arguments, environment: environment)
     }
 
     /// Runs ffmpeg quietly and fails the test if it fails.

@@ -137,7 +137,7 @@ struct ScorerTests {
                 valid += 1
                 if value >= threshold { atLeast += 1 }
             }
-            let fast = DecoyRank(footprint: footprint, scorer: scorer).count(spots, table: table, atLeast: threshold)
+            let fast = DecoyRank(footprint: footprint, scorer: scorer).count(DecoySpots(spots: spots), table: table, atLeast: threshold)
             #expect(fast == DecoyCount(valid: valid, atLeast: atLeast), "threshold \(threshold)")
         }
     }

@@ -113,7 +113,8 @@ struct ArchitectureTests {
         "Errors": [],
         "Support": ["Errors"],
         "Media": ["Errors", "Support"],
-        "Config": ["Errors", "Support"],
+        // A config bound to a key derives its random paths' seeds through Keys.
+        "Config": ["Errors", "Support", "Keys"],
         // HMAC, HKDF, random bytes and key files over libcrypto: used by whatever marks or traces with a key.
         "Keys": ["Errors", "Support"],
         "Stills": ["Errors", "Support", "Media"],
@@ -131,7 +132,7 @@ struct ArchitectureTests {
         // Variant layers' code (docs/variant-marks.md): biases and codewords from the key, the lecture and student names.
         "Variants": ["Errors", "Support", "Config", "Keys"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
-        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch"],
+        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys", "Presentations", "Variants"],
     ]
 
     /// Which folder declares each top-level type name (classes, structs, enums, protocols, type aliases).

@@ -173,10 +173,10 @@ struct ConfigTests {
 
     @Test func randomSeedDefaultsToTheRenderedText() throws {
         let config = try parse(#"{ "watermarks": [ { "text": "{email}", "animation": { "type": "random", "duration": 1000 } } ] }"#)
-        let a = config.layers[0].timeline(renderedText: "a@example.com")
-        let b = config.layers[0].timeline(renderedText: "b@example.com")
+        let a = try config.layers[0].timeline(renderedText: "a@example.com")
+        let b = try config.layers[0].timeline(renderedText: "b@example.com")
         let t = PresentationTime(seconds: 3.5)
         #expect(a.state(at: t) != b.state(at: t))
-        #expect(a.state(at: t) == config.layers[0].timeline(renderedText: "a@example.com").state(at: t))
+        #expect(try a.state(at: t) == config.layers[0].timeline(renderedText: "a@example.com").state(at: t))
     }
 }

@@ -76,7 +76,7 @@ struct VariantConfigTests {
     /// construction for B's keeps every codeword. RFC 5869's construction by hand: PRK =
     /// HMAC(salt, key); OKM = HMAC(PRK, info ‖ 0x01) for the first 32 bytes.
     @Test func theDerivationIsKeyedTracingsConstruction() throws {
-        let material = try VariantKeyMaterial(key: Self.key)
+        let material = try KeyedDerivation(key: Self.key)
         let info = Array("variant code bias".utf8) + [0] + [0, 0, 0, 5] + Array("cs101".utf8)
         let prk = try HMACSHA256.authenticationCode(for: (0..<32).map { UInt8($0) }, key: Array("videowm keyed derivation v1".utf8))
         let expected = try HMACSHA256.authenticationCode(for: info + [1], key: prk)

@@ -1,16 +1,20 @@
 /// Finds the part of a leak's frames that shows picture: inside any bars (letterbox or
 /// pillarbox) added when the leak was scaled into another shape.
 ///
-/// A bar is a run of rows (or columns) from an edge that are flat in every frame looked at and
-/// do not change from frame to frame. A flat band of the picture itself next to an edge (a
-/// plain title bar) may be taken for a bar too; that costs nothing but the band, since the
-/// area only limits where the tracer compares pictures.
+/// A bar is a run of rows (or columns) from an edge that are dark and flat in every frame
+/// looked at and do not change from frame to frame. A dark flat band of the picture itself next
+/// to an edge (a plain title bar), or a black bar a leaker drew there, may be taken for a bar
+/// too; `LeakAnalyzer` also tries the whole picture, so the better match decides.
 public enum ContentArea {
     /// How far (luma levels) a bar's pixels may stray from flat, across a line and across frames:
     /// re-encoding leaves some ringing near the picture's edge.
     static let flatnessTolerance: Float = 10
     /// Bars take at most this share of each dimension; beyond it, the frames are just dark.
     static let largestBarShare = 0.35
+    /// Bars are dark (a player's or an encoder's letterbox); a flat light band at an edge is
+    /// the picture's own (a slide's plain footer), whatever covers it is left to the tracer's
+    /// masks.
+    static let darkestBarLevel: Float = 48
 
     /// The content rectangle in the frames' pixel units; the whole frame when there are no bars.
     /// Needs at least one frame; frames must share one size.
@@ -37,7 +41,7 @@ public enum ContentArea {
             var means: [Float] = []
             for frame in frames {
                 let stats = lineStats(frame, index: index, isRow: isRow)
-                guard stats.spread <= flatnessTolerance else { return false }
+                guard stats.spread <= flatnessTolerance, stats.mean <= darkestBarLevel else { return false }
                 means.append(stats.mean)
             }
             return (means.max()! - means.min()!) <= flatnessTolerance

@@ -53,19 +53,38 @@ public enum SpatialRegistration {
 
     /// Registers `pairs` (all leak frames one size, all original frames one size) given the
     /// leak's content area in leak pixels; `start` seeds the search (nil: a coarse grid search first).
-    public static func register(_ pairs: [FramePair], leakContent: PlaneRect, start: CropFractions? = nil) -> Result {
+    /// The crops searched when the leak's content area may be only roughly where the picture is
+    /// (a screen recording's lecture, found by where the picture changes).
+    public static let wideSearchRange: ClosedRange<Double> = -0.16...0.26
+    /// The full-size refinement looks at most this many pixels across: the difference maps'
+    /// width, so the map is pinned to a fraction of a map pixel.
+    static let largestGridWidth = 320
+
+    /// `varying`, when given, is a picture of the leak frames' size that is 1 where the leak
+    /// changes over time and 0 where it stays put (a bar over part of the picture, a still
+    /// background, page chrome): only where it is 1 are pictures compared, so what covers part
+    /// of the lecture does not pull the map towards it.
+    public static func register(_ pairs: [FramePair], leakContent: PlaneRect, start: CropFractions? = nil,
+                                searchRange: ClosedRange<Double> = searchRange, varying: LumaImage? = nil) -> Result {
         precondition(!pairs.isEmpty, "registration needs frame pairs")
         var crops = start ?? CropFractions(left: 0.05, right: 0.05, top: 0.05, bottom: 0.05)
+        // The pattern search may leave the grid's range a little, never so far that no picture is left.
+        let loosest = (searchRange.lowerBound - 0.1)...(searchRange.upperBound + 0.1)
+        func allowed(_ c: CropFractions) -> Bool {
+            (0..<4).allSatisfy { loosest.contains(c[$0]) } && c.left + c.right < 0.9 && c.top + c.bottom < 0.9
+        }
         if start == nil {
-            let coarse = Objective(pairs, leakContent: leakContent, gridWidth: 64)
-            let steps = stride(from: searchRange.lowerBound, through: searchRange.upperBound + 1e-9, by: 0.02).map { $0 }
+            let coarse = Objective(pairs, leakContent: leakContent, gridWidth: 64, varying: varying)
+            // A wide search starts on a coarser grid; the pattern search below refines either.
+            let grid = searchRange.upperBound - searchRange.lowerBound > 0.3 ? 0.04 : 0.02
+            let steps = stride(from: searchRange.lowerBound, through: searchRange.upperBound + 1e-9, by: grid).map { $0 }
             for _ in 0..<2 {
                 crops = bestOnGrid(coarse, crops, steps, horizontal: true)
                 crops = bestOnGrid(coarse, crops, steps, horizontal: false)
             }
         }
         var step = start == nil ? 0.01 : 0.004
-        var objective = Objective(pairs, leakContent: leakContent, gridWidth: min(160, Int(leakContent.width)))
+        var objective = Objective(pairs, leakContent: leakContent, gridWidth: min(160, Int(leakContent.width)), varying: varying)
         var score = objective.correlation(crops)
         var refinedAtFullSize = false
         while true {
@@ -74,6 +93,7 @@ public enum SpatialRegistration {
                 for direction in [-1.0, 1.0] {
                     var candidate = crops
                     candidate[side] += direction * step
+                    guard allowed(candidate) else { continue }
                     let candidateScore = objective.correlation(candidate)
                     if candidateScore > score {
                         (crops, score, improved) = (candidate, candidateScore, true)
@@ -83,11 +103,12 @@ public enum SpatialRegistration {
             guard !improved else { continue }
             step /= 2
             // A pixel of the leak is 1/width of its content; stop a good way below it.
-            if step < 0.1 / leakContent.width {
-                guard !refinedAtFullSize, Int(leakContent.width) > 160 else { break }
-                objective = Objective(pairs, leakContent: leakContent, gridWidth: Int(leakContent.width))
+            let fullWidth = min(Double(Self.largestGridWidth), leakContent.width)
+            if step < 0.1 / fullWidth {
+                guard !refinedAtFullSize, Int(fullWidth) > 160 else { break }
+                objective = Objective(pairs, leakContent: leakContent, gridWidth: Int(fullWidth), varying: varying)
                 score = objective.correlation(crops)
-                step = 2 / leakContent.width
+                step = 2 / fullWidth
                 refinedAtFullSize = true
             }
         }
@@ -100,17 +121,38 @@ public enum SpatialRegistration {
     }
 
     /// The mean correlation of `pairs` under `crops`, on a grid at most 160 pixels wide.
-    public static func correlation(_ pairs: [FramePair], crops: CropFractions, leakContent: PlaneRect) -> Double {
-        Objective(pairs, leakContent: leakContent, gridWidth: min(160, Int(leakContent.width))).correlation(crops)
+    public static func correlation(_ pairs: [FramePair], crops: CropFractions, leakContent: PlaneRect, varying: LumaImage? = nil) -> Double {
+        Objective(pairs, leakContent: leakContent, gridWidth: min(160, Int(leakContent.width)), varying: varying).correlation(crops)
     }
 
+    /// The best crops with one axis's two sides on the grid `steps` and the other axis's as in
+    /// `start`. The fixed axis is resampled once per pair, so each candidate costs one pass.
     private static func bestOnGrid(_ objective: Objective, _ start: CropFractions, _ steps: [Double], horizontal: Bool) -> CropFractions {
+        let fixed = objective.pairs.map { pair -> LumaImage in
+            let region = start.visibleRegion(width: Double(pair.original.width), height: Double(pair.original.height))
+            return horizontal
+                ? pair.original.resampled(from: PlaneRect(minX: 0, minY: region.minY, maxX: Double(pair.original.width), maxY: region.maxY),
+                                          width: pair.original.width, height: objective.gridHeight)
+                : pair.original.resampled(from: PlaneRect(minX: region.minX, minY: 0, maxX: region.maxX, maxY: Double(pair.original.height)),
+                                          width: objective.gridWidth, height: pair.original.height)
+        }
         var best = start, bestScore = -Double.infinity
         for first in steps {
             for second in steps {
                 var candidate = start
                 if horizontal { (candidate.left, candidate.right) = (first, second) } else { (candidate.top, candidate.bottom) = (first, second) }
-                let score = objective.correlation(candidate)
+                var total = 0.0
+                for (index, pair) in objective.pairs.enumerated() {
+                    let region = candidate.visibleRegion(width: Double(pair.original.width), height: Double(pair.original.height))
+                    let partial = fixed[index]
+                    let grid = horizontal
+                        ? partial.resampled(from: PlaneRect(minX: region.minX, minY: 0, maxX: region.maxX, maxY: Double(partial.height)),
+                                            width: objective.gridWidth, height: objective.gridHeight)
+                        : partial.resampled(from: PlaneRect(minX: 0, minY: region.minY, maxX: Double(partial.width), maxY: region.maxY),
+                                            width: objective.gridWidth, height: objective.gridHeight)
+                    total += normalisedCorrelation(objective.leakGrids[index], centred(grid.pixels, mask: objective.mask))
+                }
+                let score = total / Double(objective.pairs.count)
                 if score > bestScore { (best, bestScore) = (candidate, score) }
             }
         }
@@ -124,13 +166,20 @@ public enum SpatialRegistration {
         let leakGrids: [(pixels: [Float], norm: Float)]
         let gridWidth: Int
         let gridHeight: Int
+        /// The grid pixels compared (nil: all).
+        let mask: [Bool]?
 
-        init(_ pairs: [FramePair], leakContent: PlaneRect, gridWidth: Int) {
+        init(_ pairs: [FramePair], leakContent: PlaneRect, gridWidth: Int, varying: LumaImage? = nil) {
             self.pairs = pairs
-            self.gridWidth = max(8, gridWidth)
-            self.gridHeight = max(8, Int((Double(self.gridWidth) * leakContent.height / leakContent.width).rounded()))
-            leakGrids = pairs.map { [gridWidth = self.gridWidth, gridHeight = self.gridHeight] pair in
-                centred(pair.leak.resampled(from: leakContent, width: gridWidth, height: gridHeight).pixels)
+            let gridWidth = max(8, gridWidth)
+            let gridHeight = max(8, Int((Double(gridWidth) * leakContent.height / leakContent.width).rounded()))
+            (self.gridWidth, self.gridHeight) = (gridWidth, gridHeight)
+            var mask = varying.map { $0.resampled(from: leakContent, width: gridWidth, height: gridHeight).pixels.map { $0 >= 0.5 } }
+            // Too little changes to go by (a still stretch): compare everything.
+            if let kept = mask, kept.filter({ $0 }).count < kept.count / 20 { mask = nil }
+            self.mask = mask
+            leakGrids = pairs.map { pair in
+                centred(pair.leak.resampled(from: leakContent, width: gridWidth, height: gridHeight).pixels, mask: mask)
             }
         }
 
@@ -138,7 +187,7 @@ public enum SpatialRegistration {
             var total = 0.0
             for (pair, leak) in zip(pairs, leakGrids) {
                 let region = crops.visibleRegion(width: Double(pair.original.width), height: Double(pair.original.height))
-                let original = centred(pair.original.resampled(from: region, width: gridWidth, height: gridHeight).pixels)
+                let original = centred(pair.original.resampled(from: region, width: gridWidth, height: gridHeight).pixels, mask: mask)
                 total += normalisedCorrelation(leak, original)
             }
             return total / Double(pairs.count)
@@ -159,6 +208,26 @@ extension CropFractions {
             }
         }
     }
+}
+
+/// Values with the mean of those `mask` keeps removed, the others set to 0, and the norm of
+/// what is left: a correlation of two such signals compares the kept values only.
+func centred(_ values: [Float], mask: [Bool]?) -> (pixels: [Float], norm: Float) {
+    guard let mask else { return centred(values) }
+    var result = values
+    var norm: Float = 0
+    result.withUnsafeMutableBufferPointer { p in
+        mask.withUnsafeBufferPointer { keep in
+            var sum: Float = 0, count = 0
+            for i in p.indices where keep[i] { sum += p[i]; count += 1 }
+            let mean = sum / Float(max(count, 1))
+            for i in p.indices {
+                p[i] = keep[i] ? p[i] - mean : 0
+                norm += p[i] * p[i]
+            }
+        }
+    }
+    return (result, norm.squareRoot())
 }
 
 /// Values with their mean removed, and the norm of what is left.

@@ -13,104 +13,6 @@ public struct SlotKey: Hashable, Sendable, Comparable {
     public static func < (a: SlotKey, b: SlotKey) -> Bool { (a.schedule, a.slot) < (b.schedule, b.slot) }
 }
 
-/// Collects, slot by slot, how much each leak pixel differs from the original there.
-///
-/// Where a mark was, the leak differs from the original however the mark was hidden: the
-/// glyphs add light, and a blur or a patch over them replaces the original's detail. Each pair
-/// of frames gives the absolute difference after the original is warped into the leak's
-/// geometry and both are evened out by a 3×3 box (the last pixel of misregistration, block
-/// edges), and after a linear fit of the leak's brightness and contrast to the original's (a
-/// leaker's colour change, a different range). Averaging over a slot's frames keeps what stays
-/// put (the marks) and damps re-encoding noise, which changes from frame to frame.
-public final class DifferenceAccumulator {
-    public let width: Int
-    public let height: Int
-    /// The leak's picture area in the accumulator's pixels; outside it nothing is compared.
-    public let content: PlaneRect
-    /// Original frame pixels → accumulator pixels.
-    public let originalToAnalysis: AxisAlignedMap
-    private var sums: [SlotKey: [Float]] = [:]
-    private var counts: [SlotKey: Int] = [:]
-    private let mask: [Bool]
-
-    /// Pairs will have leak frames of `width`×`height` and original frames whose pixels
-    /// `originalToAnalysis` takes into the leak frames' pixels.
-    public init(width: Int, height: Int, content: PlaneRect, originalToAnalysis: AxisAlignedMap) {
-        self.width = width
-        self.height = height
-        self.content = content
-        self.originalToAnalysis = originalToAnalysis
-        var mask = [Bool](repeating: false, count: width * height)
-        // Leave out a pixel at the content's edge, where a bar's ringing lives.
-        let inner = content.insetBy(dx: 1, dy: 1)
-        for y in 0..<height where Double(y) >= inner.minY && Double(y) + 1 <= inner.maxY {
-            for x in 0..<width where Double(x) >= inner.minX && Double(x) + 1 <= inner.maxX { mask[y * width + x] = true }
-        }
-        self.mask = mask
-    }
-
-    /// The slots that have frames.
-    public var slots: [SlotKey] { sums.keys.sorted() }
-
-    public func frameCount(of slot: SlotKey) -> Int { counts[slot] ?? 0 }
-
-    /// Adds one pair of frames shown at the same instant to each of `slots` (usually one).
-    public func add(leak: LumaImage, original: LumaImage, to slots: [SlotKey]) {
-        precondition(leak.width == width && leak.height == height, "leak frames of the accumulator's size")
-        guard !slots.isEmpty else { return }
-        let difference = self.difference(leak: leak, original: original)
-        for slot in slots {
-            var sum = sums[slot] ?? [Float](repeating: 0, count: width * height)
-            sum.withUnsafeMutableBufferPointer { s in
-                difference.withUnsafeBufferPointer { d in
-                    for i in s.indices { s[i] += d[i] }
-                }
-            }
-            sums[slot] = sum
-            counts[slot, default: 0] += 1
-        }
-    }
-
-    /// |leak − (gain · original + bias)| per pixel, 0 outside the content area.
-    func difference(leak: LumaImage, original: LumaImage) -> [Float] {
-        let frame = PlaneRect(minX: 0, minY: 0, maxX: Double(width), maxY: Double(height))
-        let warped = original.resampled(from: originalToAnalysis.inverse.apply(frame), width: width, height: height).boxBlurred(radius: 1)
-        let smoothed = leak.boxBlurred(radius: 1)
-        var result = [Float](repeating: 0, count: width * height)
-        warped.pixels.withUnsafeBufferPointer { o in
-            smoothed.pixels.withUnsafeBufferPointer { l in
-                mask.withUnsafeBufferPointer { inside in
-                    // Least-squares gain and bias over the content area.
-                    var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-                    for i in 0..<inside.count where inside[i] {
-                        let x = Double(o[i]), y = Double(l[i])
-                        n += 1; sx += x; sy += y; sxx += x * x; sxy += x * y
-                    }
-                    let variance = n * sxx - sx * sx
-                    let gain = n > 0 && variance > 1e-6 * n * n ? min(max((n * sxy - sx * sy) / variance, 0.5), 2) : 1
-                    let bias = n > 0 ? (sy - gain * sx) / n : 0
-                    let g = Float(gain), b = Float(bias)
-                    result.withUnsafeMutableBufferPointer { r in
-                        for i in 0..<inside.count where inside[i] { r[i] = abs(l[i] - (g * o[i] + b)) }
-                    }
-                }
-            }
-        }
-        return result
-    }
-
-    /// The per-slot maps, each pixel's difference standardised against the same pixel in the
-    /// other slots of its schedule (see `DifferenceMaps`).
-    public func maps() -> DifferenceMaps {
-        var means: [SlotKey: [Float]] = [:]
-        for (slot, sum) in sums {
-            let scale = 1 / Float(counts[slot]!)
-            means[slot] = sum.map { $0 * scale }
-        }
-        return DifferenceMaps(means: means, width: width, height: height, mask: mask)
-    }
-}
-
 /// Per slot, how unusual each pixel's difference is, ready for rectangle means.
 ///
 /// A pixel's typical difference depends on what is there: edges and fine texture differ after
@@ -128,12 +30,20 @@ public struct DifferenceMaps: Sendable {
     public let width: Int
     public let height: Int
     private let integrals: [SlotKey: [Float]]
+    /// The summed-area table of the visible pixels (inside the leak's picture, not covered):
+    /// rectangle means are taken over these only, so a bar over part of a mark neither dilutes
+    /// it nor, where it covers the mark wholly, counts.
+    let visibleCounts: [Float]
+    /// Which map pixels are compared (see `DifferenceAccumulator`).
+    public let mask: [Bool]
 
     public var slots: [SlotKey] { integrals.keys.sorted() }
 
     init(means: [SlotKey: [Float]], width: Int, height: Int, mask: [Bool]) {
         self.width = width
         self.height = height
+        self.mask = mask
+        visibleCounts = Self.integral(mask.map { $0 ? 1 : 0 }, width: width, height: height)
         var integrals: [SlotKey: [Float]] = [:]
         for schedule in Set(means.keys.map(\.schedule)) {
             let keys = means.keys.filter { $0.schedule == schedule }.sorted()
@@ -225,21 +135,23 @@ public struct DifferenceMaps: Sendable {
         return table
     }
 
-    /// The mean standardised difference over the whole pixels of `rect` (in map pixels) in
-    /// `slot`, with the area it covered; nil when the slot has no map or the rect misses the picture.
-    public func mean(in rect: PlaneRect, slot: SlotKey) -> (mean: Double, area: Int)? {
+    /// The mean standardised difference over the visible whole pixels of `rect` (in map pixels)
+    /// in `slot`, with how many pixels that was; nil when the slot has no map or no pixel of the
+    /// rect is visible.
+    public func mean(in rect: PlaneRect, slot: SlotKey) -> (mean: Double, visiblePixels: Int)? {
         guard let table = integrals[slot] else { return nil }
-        return Self.mean(table, width: width, height: height, rect: rect)
+        return mean(table, rect: rect)
     }
 
-    static func mean(_ table: [Float], width: Int, height: Int, rect: PlaneRect) -> (mean: Double, area: Int)? {
-        let x0 = min(nearest(rect.minX), width), x1 = min(nearest(rect.maxX), width)
-        let y0 = min(nearest(rect.minY), height), y1 = min(nearest(rect.maxY), height)
+    func mean(_ table: [Float], rect: PlaneRect) -> (mean: Double, visiblePixels: Int)? {
+        let x0 = min(Self.nearest(rect.minX), width), x1 = min(Self.nearest(rect.maxX), width)
+        let y0 = min(Self.nearest(rect.minY), height), y1 = min(Self.nearest(rect.maxY), height)
         guard x1 > x0, y1 > y0 else { return nil }
         let w = width + 1
-        let sum = Double(table[y1 * w + x1]) - Double(table[y0 * w + x1]) - Double(table[y1 * w + x0]) + Double(table[y0 * w + x0])
-        let area = (x1 - x0) * (y1 - y0)
-        return (sum / Double(area), area)
+        func sum(_ t: [Float]) -> Double { Double(t[y1 * w + x1]) - Double(t[y0 * w + x1]) - Double(t[y1 * w + x0]) + Double(t[y0 * w + x0]) }
+        let count = sum(visibleCounts)
+        guard count >= 0.5 else { return nil }
+        return (sum(table) / count, Int(count.rounded()))
     }
 
     /// The nearest pixel edge at or after 0: `Int(x + 0.5)`, which (unlike `rounded()`, a libm

@@ -222,10 +222,22 @@ public struct CompactLuma: Sendable {
     public init(_ image: LumaImage) {
         width = image.width
         height = image.height
-        bytes = image.pixels.map { UInt8(min(max($0.rounded(), 0), 255)) }
+        var bytes = [UInt8](repeating: 0, count: image.pixels.count)
+        image.pixels.withUnsafeBufferPointer { from in
+            bytes.withUnsafeMutableBufferPointer { to in
+                for i in from.indices { to[i] = UInt8(min(max(from[i] + 0.5, 0), 255)) }
+            }
+        }
+        self.bytes = bytes
     }
 
     public var image: LumaImage {
-        LumaImage(width: width, height: height, pixels: bytes.map { Float($0) })
+        var pixels = [Float](repeating: 0, count: bytes.count)
+        bytes.withUnsafeBufferPointer { from in
+            pixels.withUnsafeMutableBufferPointer { to in
+                for i in from.indices { to[i] = Float(from[i]) }
+            }
+        }
+        return LumaImage(width: width, height: height, pixels: pixels)
     }
 }

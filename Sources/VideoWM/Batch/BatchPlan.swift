@@ -26,6 +26,8 @@ public struct BatchRow: Sendable, Equatable {
 public struct BatchPlan: Sendable {
     public let rows: [BatchRow]
     public let outputTemplate: OutputPathTemplate
+    /// The environment variable that names the key file when no `--key-file` is given.
+    public static let keyFileVariable = "VIDEOWM_KEY_FILE"
 
     /// - Parameter fixedVariables: `--var` values shared by every row; they may not repeat a column.
     public init(config: WatermarkConfig, table: CSVTable, outputTemplate: OutputPathTemplate,
@@ -55,6 +57,12 @@ public struct BatchPlan: Sendable {
             for name in layer.unless.keys.sorted() where !known.contains(name) {
                 warn("\(config.file): \(layer.path).unless.\(name): \(file) has no column '\(name)', so this layer is never left out")
             }
+        }
+
+        if config.pathKey == nil, let layer = config.layersWithRowDependentPaths(columns: table.columns).first {
+            warn("\(config.file): \(layer.path): no key: each row's random path is seeded by its text alone, so anyone who knows "
+                 + "a student's text can compute their path and forge a leak that names them; make a key with 'videowm keygen FILE' "
+                 + "and give it with --key-file FILE (or \(Self.keyFileVariable))")
         }
 
         var rows: [BatchRow] = []

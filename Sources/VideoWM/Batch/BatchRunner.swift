@@ -44,9 +44,6 @@ public struct BatchRunner {
     /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
     /// in `outputDirectory`, created when missing).
     public var hls = HLSSettings()
-    /// The key a variant layer's code is derived from (docs/variant-marks.md §4); a batch with a
-    /// variant layer and no key is refused.
-    public var variantKey: SecretKey?
 
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
                 damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false,

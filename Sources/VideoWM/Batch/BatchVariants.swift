@@ -12,11 +12,11 @@ extension BatchRunner {
                                  report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         guard let layer = config.variantLayer, let variants = layer.variants,
               let lectureName = config.variantLecture(input: input) else { preconditionFailure("no variant layer") }
-        guard let key = variantKey else { throw Self.keyNeeded(config: config) }
+        guard let key = config.pathKey else { throw Self.keyNeeded(config: config) }
         let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
         let representative = try Compositor.forJob(config: config, variables: rows[0].variables, images: images, warn: { _ in })
         let lecture = try VariantLecture(source: source, compositor: representative, warn: warn)
-        let codebook = try VariantCodebook(key: key, lecture: lectureName, alphabetSize: variants.count)
+        let codebook = VariantCodebook(derivation: key, lecture: lectureName, alphabetSize: variants.count)
         let positions = 0..<lecture.periodCount
         let biases = try codebook.biases(positions)
         let folder = hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
@@ -89,7 +89,7 @@ extension BatchRunner {
     /// variant layer: checked before anything is written.
     func refuseWhatVariantsCannotWrite() throws {
         guard let layer = config.variantLayer else { return }
-        guard variantKey != nil else { throw Self.keyNeeded(config: config) }
+        guard config.pathKey != nil else { throw Self.keyNeeded(config: config) }
         if let file = rows.first(where: { $0.target.kind != .hlsPresentation }) {
             throw RequestError(subject: file.output, problem: "a variant layer is written to HLS (.m3u8) outputs by this build; MP4 and other files are not yet (\(config.file): \(layer.path).variants)")
         }

@@ -87,6 +87,13 @@ public struct LayerTemplate: Sendable {
         if isTPStreams { try LayerFields.applyTPStreamsLayout(&self, present: present) }
     }
 
+    /// Whether the layer's mark takes a path of its own for each row: a `random` animation with
+    /// no fixed `seed`, on a text that names one of `columns` (a CSV column, which differs by row).
+    public func hasRowDependentPath(columns: Set<String>) -> Bool {
+        guard let animation, animation.kind == .random, animation.seed == nil, case .text(let text) = content else { return false }
+        return !columns.isDisjoint(with: text.variableNames)
+    }
+
     public var kind: LayerKind {
         if case .text = content { return .text }
         return .image
@@ -97,8 +104,10 @@ public struct LayerTemplate: Sendable {
         unless.contains { name, values in variables[name].map(values.contains) ?? false }
     }
 
-    /// The timeline of this layer once its text is known (the default random seed is the text).
-    func timeline(renderedText: String) -> LayerTimeline {
+    /// The timeline of this layer once its text is known. A random path's seed is the config's
+    /// `seed`, else the rendered text; with a key, it is derived from the key and that seed or
+    /// text (and the layer's index), so nobody without the key can compute it.
+    func timeline(renderedText: String, pathKey: KeyedDerivation? = nil) throws(CryptoError) -> LayerTimeline {
         let motion: Motion
         switch animation {
         case nil:
@@ -106,8 +115,14 @@ public struct LayerTemplate: Sendable {
         case let a? where a.kind == .pingPong:
             motion = .pingPong(durationMilliseconds: a.durationMilliseconds)
         case let a?:
-            motion = .random(durationMilliseconds: a.durationMilliseconds, seed: a.seed ?? RandomSeed.from(text: renderedText),
-                             easeMilliseconds: a.easeMilliseconds)
+            let seed: UInt64
+            switch (a.seed, pathKey) {
+            case (let given?, nil): seed = given
+            case (nil, nil): seed = RandomSeed.from(text: renderedText)
+            case (let given?, let key?): seed = try key.markPathSeed(layerIndex: index, configSeed: given)
+            case (nil, let key?): seed = try key.markPathSeed(layerIndex: index, text: renderedText)
+            }
+            motion = .random(durationMilliseconds: a.durationMilliseconds, seed: seed, easeMilliseconds: a.easeMilliseconds)
         }
         return LayerTimeline(xPercent: xPercent, yPercent: yPercent, motion: motion, visibility: visibility)
     }

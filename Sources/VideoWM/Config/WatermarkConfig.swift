@@ -13,6 +13,28 @@ public struct WatermarkConfig: Sendable {
     /// A TPStreams player config (one of its layers uses `textSize`, `imageUrl`, `width` or
     /// `height`): laid out as that SDK lays it out, with earlier entries drawn on top.
     public let isTPStreams: Bool
+    /// The key that row-dependent mark paths derive from (`--key-file`); nil: paths are seeded by
+    /// their text alone, which anyone who knows the text can compute.
+    public private(set) var pathKey: KeyedDerivation?
+
+    init(file: String, layers: [LayerTemplate], isTPStreams: Bool) {
+        self.file = file
+        self.layers = layers
+        self.isTPStreams = isTPStreams
+    }
+
+    /// The same config with random paths derived from `key` (nil: from their text, as without a key).
+    public func keyed(with key: KeyedDerivation?) -> WatermarkConfig {
+        var config = self
+        config.pathKey = key
+        return config
+    }
+
+    /// The layers whose path differs from row to row of a table with these columns.
+    public func layersWithRowDependentPaths(columns: [String]) -> [LayerTemplate] {
+        let columns = Set(columns)
+        return layers.filter { $0.hasRowDependentPath(columns: columns) }
+    }
 
     /// The variant layer, if the config has one (at most one: see `parse`).
     public var variantLayer: LayerTemplate? { layers.first { $0.variants != nil } }

@@ -71,7 +71,7 @@ extension WatermarkConfig {
                 content: content, sizeFraction: layer.sizeFraction, font: layer.font, color: layer.color,
                 opacity: layer.opacity, insetFraction: layer.insetFraction, maxWidthFraction: layer.maxWidthFraction,
                 outline: layer.outline, shadow: layer.shadow, box: layer.box, tile: layer.tile,
-                timeline: layer.timeline(renderedText: seedText),
+                timeline: try layer.timeline(renderedText: seedText, pathKey: pathKey),
                 origin: LayerSpec.Origin(file: file, path: layer.path),
                 hdrWhiteNits: layer.hdrWhiteNits, convention: layer.convention, imageBox: layer.imageBox,
                 maxLines: layer.maxLines, alignment: layer.alignment,

@@ -11,13 +11,17 @@ public struct LeakTraceRequest: Sendable {
     public var csvPath: String
     /// `--var` values every row shares; they may not repeat a column.
     public var variables: [String: String]
+    /// The key the copies' paths were derived from (`--key-file`); nil: paths seeded by their text.
+    public var pathKey: KeyedDerivation?
 
-    public init(leak: String, original: String, configPath: String, csvPath: String, variables: [String: String] = [:]) {
+    public init(leak: String, original: String, configPath: String, csvPath: String, variables: [String: String] = [:],
+                pathKey: KeyedDerivation? = nil) {
         self.leak = leak
         self.original = original
         self.configPath = configPath
         self.csvPath = csvPath
         self.variables = variables
+        self.pathKey = pathKey
     }
 }
 
@@ -28,6 +32,10 @@ public struct TracedRow: Sendable {
     public var line: Int
     public var values: [String: String]
     public var score: RowScore
+    /// For an identified row, the spans of the leak (its own seconds) in which its marks stand
+    /// out: all of it for a copy leaked whole or averaged with others, some of it for a leak
+    /// that switches between copies. Empty for rows not identified.
+    public var explains: [ClosedRange<Double>] = []
 }
 
 /// The outcome of a trace: the rows ranked, who is identified, and how the leak was aligned.
@@ -45,6 +53,40 @@ public struct LeakTraceReport: Sendable {
         public var correlation: Double
         /// Slots (mark positions) compared.
         public var slots: Int
+        /// The leak's picture size (display pixels, upright).
+        public var leakWidth: Int
+        public var leakHeight: Int
+        /// Where the original's picture was found in the leak's, in leak display pixels: all of it
+        /// for a re-encoded copy, a part of it for a screen recording.
+        public var pictureInLeak: PlaneRect
+    }
+
+    /// Marks in the leak that no row's (keyed) path explains.
+    public struct Forgery: Sendable, CustomStringConvertible {
+        /// Rows whose path without the key the marks follow: drawn by someone who knew the
+        /// row's text, not by the platform (only looked for when tracing with a key).
+        public var unkeyedMatches: [TracedRow]
+        /// Slots in which marks were found where no identified row's mark was, of `slots`.
+        public var slotsWithMarks: Int
+        public var slots: Int
+        /// Whether the trace had a key (the wording differs).
+        public var keyed: Bool
+
+        /// "forged or foreign marks: …", the line text and JSON give.
+        public var description: String {
+            if let row = unkeyedMatches.first {
+                let others = unkeyedMatches.dropFirst().map { "\($0.number)" }
+                return "forged or foreign marks: the marks follow the path row \(row.number)\(others.isEmpty ? "" : " (and \(others.joined(separator: ", ")))") "
+                    + "would have without the key, which anyone who knows its text can compute, not the keyed path its copy has: "
+                    + "drawn by someone other than the platform"
+            }
+            if keyed {
+                return "forged or foreign marks: marks in \(slotsWithMarks) of \(slots) slots follow no row's keyed path "
+                    + "(drawn without the key, or made with another key)"
+            }
+            return "forged or foreign marks: marks in \(slotsWithMarks) of \(slots) slots follow no row's path "
+                + "(if the copies were made with a key, trace with --key-file)"
+        }
     }
 
     public var columns: [String]
@@ -54,71 +96,52 @@ public struct LeakTraceReport: Sendable {
     public var alignment: Alignment?
     /// Why no row could be scored (the leak matches no part of the original), if so.
     public var problem: String?
+    /// Whether the rows' paths were derived from a key.
+    public var keyed: Bool
+    /// Marks no row's path explains, when there are such.
+    public var forgery: Forgery?
+    /// What the variant layer says, when the config has one (rows named by their codewords).
+    public var variants: VariantTraceVerdict? = nil
 
+    /// Whether anybody is named, by the marks' paths or by the variant code.
+    public var namesAnybody: Bool { !identified.isEmpty || !(variants?.named.isEmpty ?? true) }
+
+    /// The rows identified, strongest first, each with the spans of the leak it explains.
     public var identified: [TracedRow] {
-        ranking.filter { $0.score.falseMatchProbability <= Self.identificationThreshold }
+        ranking.prefix { $0.score.falseMatchProbability <= Self.identificationThreshold }.map { $0 }
     }
+
+    /// Said in every result of a trace without a key.
+    public static let unkeyedWarning = "unkeyed paths: anyone who knows a student's text can compute their path and forge a leak "
+        + "that names them; mark with a key ('videowm keygen', --key-file) so that only the platform can"
 }
 
-/// `videowm trace`: finds which CSV row's copy a leak was made from, by where the marks were.
+/// `videowm trace`: finds which CSV rows' copies a leak was made from, by where the marks were.
 ///
-/// The config and rows are bound as `batch` binds them; each row's traced marks (see
-/// `TracedLayers`) are placed by the same compositor code that marked its copy, on the
-/// original's geometry. The leak is read once and the original's keyframes and matching span
-/// once (`LeakAnalyzer`); then every row is scored (`RowScorer`).
+/// The config and rows are bound as `batch` binds them (with the key, when given); each row's
+/// traced marks (see `TracedLayers`) are placed by the same compositor code that marked its
+/// copy, on the original's geometry. The leak is read once and the original's keyframes and
+/// matching span once (`LeakAnalyzer`); then every row is scored on its own (`RowScorer`), and
+/// every row whose false-match probability meets the threshold is identified (colluders).
+/// With a key, marks that follow no row's keyed path are looked into: the paths without the
+/// key, and any mark-like spots at all (`MarkPresence`), so a forged leak names nobody and says so.
 public enum LeakTracing {
-    /// The width of the leak frames compared (the difference maps' size), at most.
-    static let analysisWidth = 320
+    /// The leak's frames are read at most this wide: large enough to find a lecture that fills
+    /// a third of a screen recording's width and still resample it to the maps' 320 pixels.
+    static let leakSampleWidth = 960
     /// The original's frames are read at about twice that, so warping them into the leak shrinks them.
     static let originalWidth = 640
     /// Keyframes farther apart than this (on average) cannot time a short leak; the original
     /// is then decoded whole once, a picture every `sparseStep` seconds.
     static let sparseKeyframeGap = 15.0
     static let sparseStep = 2.0
+    /// A slot an identified row explains: its p-value there is at most this.
+    static let explainedSlotPValue = 0.05
+    /// A lone slot between two explained ones is counted in when its p-value is at most this.
+    static let bridgedSlotPValue = 0.5
 
     public static func trace(_ request: LeakTraceRequest, warn: @escaping WarningHandler) throws -> LeakTraceReport {
-        let config = try WatermarkConfig.load(path: request.configPath, warn: warn)
-        let table = try CSVTable.load(path: request.csvPath)
-        let rows = try TraceRows(config: config, table: table, fixedVariables: request.variables)
-        var marks = try rows.traceableMarks(config: config)
-        let original = try GreyVideo(path: request.original)
-        let leak = try GreyVideo(path: request.leak)
-        try marks.place(on: original.description)
-
-        let display = original.displaySize
-        let analyzer = LeakAnalyzer(originalDisplayWidth: display.width, originalDisplayHeight: display.height,
-                                    schedules: marks.schedules, visibility: marks.visibility)
-        let leakSize = leak.greySize(maximumWidth: analysisWidth)
-        var leakFrames = try leak.everyFrame(width: leakSize.width, height: leakSize.height)
-        var keyframes = ArrayFrameSource(try lookOver(original, width: analyzer.thumbnailWidth))
-        let spanSize = original.greySize(maximumWidth: originalWidth)
-        let analysis: LeakAnalysis
-        do {
-            analysis = try analyzer.analyse(leak: &leakFrames, keyframes: &keyframes) { seconds in
-                try original.frames(from: seconds, width: spanSize.width, height: spanSize.height)
-            }
-        } catch let error as LeakAnalysisError {
-            switch error {
-            case .noOriginalKeyframes: throw MediaError(file: request.original, detail: "no frame could be decoded")
-            case .leakTooShort, .notAligned:
-                return LeakTraceReport(columns: table.columns, rowCount: table.rows.count, ranking: [], alignment: nil,
-                                       problem: "\(request.leak): \(error) (\(request.original))")
-            }
-        }
-
-        let rowMarks = zip(marks.layers, marks.footprints).map {
-            TracedLayers.marks(of: $0, footprints: $1, traced: marks.traced, schedules: marks.schedules, slots: analysis.maps.slots)
-        }
-        let verdict = TraceVerdict(ranking: RowScorer(maps: analysis.maps, displayToMap: analysis.displayToMap,
-                                                      content: analysis.content).score(rowMarks))
-        let ranking = verdict.ranking.map { score in
-            let record = table.rows[score.row]
-            return TracedRow(number: record.number, line: record.line, values: record.values, score: score)
-        }
-        let alignment = LeakTraceReport.Alignment(offsetSeconds: analysis.offset, originalSpan: analysis.originalSpan,
-                                                  crops: analysis.crops, correlation: analysis.correlation,
-                                                  slots: analysis.maps.slots.count)
-        return LeakTraceReport(columns: table.columns, rowCount: table.rows.count, ranking: ranking, alignment: alignment, problem: nil)
+        try TraceSession(request, warn: warn).report()
     }
 
     /// The original's keyframes as thumbnails; when they are too far apart to time a leak, a

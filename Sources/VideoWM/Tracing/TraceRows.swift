@@ -51,14 +51,30 @@ struct TraceRows {
                 {column} placeholder a "random" animation (its seed defaults to the rendered text)
                 """)
         }
-        let keys = Set(traced.map(\.key))
-        let layers = specs.map { row in row.enumerated().filter { keys.contains(TracedLayers.key(of: $1, index: $0)) }.map(\.element) }
+        let layers = Self.tracedLayers(of: specs, traced: traced)
         let visibility = schedules.indices.map { schedule in
             traced.filter { $0.schedule == schedule }.compactMap { layer in
                 layers.lazy.flatMap { $0 }.first { $0.origin?.path == layer.key }?.timeline.visibility
             }
         }
         return Marks(traced: traced, schedules: schedules, visibility: visibility, layers: layers)
+    }
+
+    /// Per row, the layers among `specs` that `traced` names.
+    static func tracedLayers(of specs: [[LayerSpec]], traced: [TracedLayer]) -> [[LayerSpec]] {
+        let keys = Set(traced.map(\.key))
+        return specs.map { row in row.enumerated().filter { keys.contains(TracedLayers.key(of: $1, index: $0)) }.map(\.element) }
+    }
+
+    /// The same marks with every row's paths bound under `config` instead (the same config with
+    /// another key, or none): the layers and their footprints stay, only the paths change.
+    func rebinding(_ marks: Marks, config: WatermarkConfig) throws -> Marks {
+        let images = ImageCache()
+        let specs = try variables.map { try config.layerSpecs(variables: $0, images: images) }
+        var rebound = marks
+        rebound.layers = Self.tracedLayers(of: specs, traced: marks.traced)
+        precondition(zip(rebound.layers, marks.layers).allSatisfy { $0.count == $1.count }, "a key changes paths, not layers")
+        return rebound
     }
 }
 

@@ -4,11 +4,10 @@ import LeakTrace
 /// student's codeword (docs/variant-marks.md §4). Nobody without the key can compute either, so
 /// nobody can predict a student's sequence of variants or forge one.
 ///
-/// Values come from HKDF-SHA256 (RFC 5869) in exactly the construction of keyed tracing's
-/// `KeyedDerivation` (issue 27): PRK = Extract(salt "videowm keyed derivation v1", key), then
-/// Expand(PRK, purpose ‖ 0x00 ‖ for each field u32be(length) ‖ field). Until that type is on this
-/// branch's main, `VariantKeyMaterial` below is that construction over `HKDFSHA256`; the vector
-/// `VariantCodebookTests` pins stays when it is swapped for `KeyedDerivation.bytes`.
+/// Values come from keyed tracing's `KeyedDerivation` (issue 27), HKDF-SHA256 (RFC 5869):
+/// PRK = Extract(salt "videowm keyed derivation v1", key), then Expand(PRK, purpose ‖ 0x00 ‖ for
+/// each field u32be(length) ‖ field), under purposes of its own (so its values are independent
+/// of the marks' path seeds); `VariantConfigTests` pins the construction.
 ///
 /// - biases: purpose "variant code bias", fields [lecture, u32be(q), u32be(position)]: 4·(q − 1)
 ///   bytes, the q − 1 uniform words of `VariantBias(uniformWords:)`;
@@ -21,15 +20,19 @@ public struct VariantCodebook: Sendable {
     /// Positions whose codeword words one HKDF expansion gives (8 bytes each, 8160 at most).
     static let positionsPerBlock = HKDFSHA256.maximumByteCount / 8
 
-    let material: VariantKeyMaterial
+    let material: KeyedDerivation
     public let lecture: String
     public let alphabetSize: Int
 
-    public init(key: SecretKey, lecture: String, alphabetSize: Int) throws(CryptoError) {
+    public init(derivation: KeyedDerivation, lecture: String, alphabetSize: Int) {
         precondition(VariantBias.alphabetSizes.contains(alphabetSize), "a variant code has 2…8 symbols")
-        material = try VariantKeyMaterial(key: key)
+        material = derivation
         self.lecture = lecture
         self.alphabetSize = alphabetSize
+    }
+
+    public init(key: SecretKey, lecture: String, alphabetSize: Int) throws(CryptoError) {
+        self.init(derivation: try KeyedDerivation(key: key), lecture: lecture, alphabetSize: alphabetSize)
     }
 
     /// The biases of positions `positions` (segment indices).
@@ -77,25 +80,5 @@ public struct VariantCodebook: Sendable {
     /// A text field: UTF-8 in NFC (the standard library's own normalisation, no ICU; ASCII is NFC already).
     static func text(_ value: String) -> [UInt8] {
         value.utf8.allSatisfy { $0 < 0x80 } ? Array(value.utf8) : value._nfcCodeUnits
-    }
-}
-
-/// The key's HKDF derivation, as keyed tracing's `KeyedDerivation` makes it (see `VariantCodebook`).
-struct VariantKeyMaterial: Sendable {
-    static let salt = Array("videowm keyed derivation v1".utf8)
-    private let pseudorandomKey: SecretKey
-
-    init(key: SecretKey) throws(CryptoError) {
-        pseudorandomKey = SecretKey(bytes: try HKDFSHA256.extract(salt: Self.salt, inputKeyMaterial: key.bytes), file: key.file)
-    }
-
-    func bytes(purpose: String, fields: [[UInt8]], count: Int) throws(CryptoError) -> [UInt8] {
-        var info = Array(purpose.utf8)
-        info.append(0)
-        for field in fields {
-            info += VariantCodebook.u32(field.count)
-            info += field
-        }
-        return try HKDFSHA256.expand(pseudorandomKey: Array(pseudorandomKey.bytes), info: info, byteCount: count)
     }
 }

@@ -108,7 +108,7 @@ struct BatchCommand: ToolCommand {
 
     func run(console: Console) throws {
         outputOptions.configure(console)
-        let config = try WatermarkConfig.load(path: try marks.requireConfig(command: Self.name), warn: console.warningHandler)
+        let config = try marks.config(console: console, command: Self.name)
         var hls = self.hls
         try hls.adoptVariantPeriod(of: config, command: Self.name)
         if config.variantLayer != nil && encode.render == .smart {

@@ -13,12 +13,20 @@ import VideoWM
 struct MarkOptions {
     var configPath: String?
     var variables: [String: String] = [:]
+    var keyFilePath: String?
+
+    /// The variable that names the key file when `--key-file` is not given.
+    static let keyFileVariable = "VIDEOWM_KEY_FILE"
 
     static var options: OptionGroup<Self> {
         OptionGroup("Mark options", [
             .text("-c", "--config", placeholder: "FILE", help: "watermark config (JSON)") { $0.configPath = $1 },
             .parsed("--var", placeholder: "KEY=VALUE", help: "value for a {KEY} placeholder (repeatable; kept verbatim)",
                     example: "name=Ada", parse: Parse.variable) { $0.variables[$1.key] = $1.value },
+            .text("--key-file", placeholder: "FILE", help: """
+                  the platform's key ('videowm keygen'; default: the file \(keyFileVariable) names): random paths that \
+                  differ by row are derived from it, so nobody without it can compute a student's path
+                  """, example: "platform.key") { $0.keyFilePath = $1 },
         ])
     }
 
@@ -27,11 +35,24 @@ struct MarkOptions {
         return configPath
     }
 
-    /// Loads the config and binds the variables: every config mistake surfaces here, before any output exists.
-    /// `perStudentCopy`: the job makes a student's copy (transcode), which a variant layer cannot
-    /// be drawn into yet.
-    func compositor(console: Console, command: String, perStudentCopy: Bool = false) throws -> Compositor {
+    /// The key file to use: `--key-file`, else `VIDEOWM_KEY_FILE` when set and not empty.
+    func keyFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        keyFilePath ?? environment[Self.keyFileVariable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Loads the config, bound to the key when one is given: every config or key file mistake
+    /// surfaces here, before any output exists.
+    func config(console: Console, command: String) throws -> WatermarkConfig {
         let config = try WatermarkConfig.load(path: try requireConfig(command: command), warn: console.warningHandler)
+        guard let keyFile = keyFile() else { return config }
+        return config.keyed(with: try KeyedDerivation(key: try SecretKey.read(fromFile: keyFile)))
+    }
+
+    /// Loads the config and binds the variables: every config mistake surfaces here, before any output exists.
+    /// `perStudentCopy`: the job makes one copy alone (transcode), which cannot carry a variant
+    /// layer's code (`WatermarkConfig.refuseVariantLayerUntilRendered`).
+    func compositor(console: Console, command: String, perStudentCopy: Bool = false) throws -> Compositor {
+        let config = try config(console: console, command: command)
         if perStudentCopy { try config.refuseVariantLayerUntilRendered() }
         return try Compositor.forJob(config: config, variables: variables, warn: console.warningHandler)
     }

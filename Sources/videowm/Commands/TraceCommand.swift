@@ -33,7 +33,7 @@ struct TraceCommand: ToolCommand {
     static var files: FileArguments<Self> { .exactly(1, described: "one LEAK video") { $0.leak = $1[0] } }
 
     static let help = CommandHelp(
-        usage: "videowm trace LEAK --original INPUT -c CONFIG --vars FILE.csv [--var KEY=VALUE]... [--top N] [--json]",
+        usage: "videowm trace LEAK --original INPUT -c CONFIG --vars FILE.csv [--key-file FILE] [--var KEY=VALUE]... [--top N] [--json]",
         discussion: """
         Names the row whose copy LEAK was made from, by where its marks were rather than
         what they said, so it works when the leak is re-encoded, scaled, cropped, trimmed,
@@ -44,16 +44,24 @@ struct TraceCommand: ToolCommand {
         can be traced when its position depends on the row: a "random" animation on text
         with a {column} placeholder (its seed is the rendered text).
 
+        Give the key the copies were made with (--key-file, or VIDEOWM_KEY_FILE): each row's
+        path is then derived from it, and marks that follow no row's keyed path -- a
+        classmate's address drawn along the path anyone could compute without the key, or
+        marks made with another key -- identify nobody and are reported as "forged or
+        foreign marks". Without a key the result says that such paths can be forged.
+
         Prints the rows best first with their score (minus the base-10 logarithm of the
         chance that a row which did not leak explains the leak this well) and their
         false-match probability (the chance that any of the rows, none of them the source,
-        would score this well). A row is identified when its false-match probability is at
-        most 0.001.
+        would score this well). Every row whose false-match probability is at most 0.001 is
+        identified, each on its own (a leak made from several copies names each of them),
+        with the parts of the leak its marks explain.
         """,
         epilogue: """
         Exit status: 0 when a row is identified; 1 when none is (an unmarked copy, too few
-        slots, or a leak that matches no part of INPUT); 64 for a config that gives every row
-        the same path, or another usage or config error; 65 unreadable video; 66 a missing file.
+        slots, forged or foreign marks, or a leak that matches no part of INPUT); 64 for a
+        config that gives every row the same path, a key file others can read, or another
+        usage or config error; 65 unreadable video; 66 a missing file.
         """)
 
     mutating func validate() throws {
@@ -65,8 +73,9 @@ struct TraceCommand: ToolCommand {
     func run(console: Console) throws {
         console.verbosity = verbosity
         VideoWMLibrary.configureLogging(verbose: verbosity == .verbose)
+        let pathKey = try marks.keyFile().map { try KeyedDerivation(key: try SecretKey.read(fromFile: $0)) }
         let request = LeakTraceRequest(leak: leak, original: original!, configPath: try marks.requireConfig(command: Self.name),
-                                       csvPath: csvPath!, variables: marks.variables)
+                                       csvPath: csvPath!, variables: marks.variables, pathKey: pathKey)
         let report = try LeakTracing.trace(request, warn: console.warningHandler)
         if json {
             print(try TraceOutput.json(report, request: request, top: top))
@@ -74,7 +83,7 @@ struct TraceCommand: ToolCommand {
             print(TraceOutput.text(report, request: request, top: top), terminator: "")
         }
         if let problem = report.problem, !json { console.info(problem) }
-        if report.identified.isEmpty { throw CommandFailures(exitsAs: NobodyIdentified()) }
+        if !report.namesAnybody { throw CommandFailures(exitsAs: NobodyIdentified()) }
     }
 }
 

@@ -13,6 +13,12 @@ enum TraceOutput {
                 + "\(request.original) from \(seconds(alignment.originalSpan.lowerBound)); crop left \(percent(crops.left)), "
                 + "right \(percent(crops.right)), top \(percent(crops.top)), bottom \(percent(crops.bottom)); "
                 + "picture match \(String(format: "%.3f", alignment.correlation)); \(alignment.slots) slot\(alignment.slots == 1 ? "" : "s") compared\n"
+            let picture = alignment.pictureInLeak
+            if picture.width < Double(alignment.leakWidth) * 0.95 || picture.height < Double(alignment.leakHeight) * 0.95 {
+                out += "the lecture fills (\(Int(picture.minX.rounded())), \(Int(picture.minY.rounded())))–"
+                    + "(\(Int(picture.maxX.rounded())), \(Int(picture.maxY.rounded()))) of the leak's \(alignment.leakWidth)×\(alignment.leakHeight) picture "
+                    + "(\(percent(picture.width / Double(alignment.leakWidth))) of its width)\n"
+            }
         }
         let shown = Array(report.ranking.prefix(top))
         if !shown.isEmpty {
@@ -24,18 +30,52 @@ enum TraceOutput {
             out += table([header] + lines)
         }
         let threshold = probability(LeakTraceReport.identificationThreshold)
-        if let best = report.identified.first {
-            out += "identified: row \(best.number) (line \(best.line)), false-match probability \(probability(best.score.falseMatchProbability))"
-                + " (threshold \(threshold))\n"
-            for other in report.identified.dropFirst() {
-                out += "also matching: row \(other.number) (line \(other.line)), false-match probability \(probability(other.score.falseMatchProbability))\n"
+        let identified = report.identified
+        if !identified.isEmpty {
+            for (index, row) in identified.enumerated() {
+                out += (index == 0 ? "identified: " : "also identified: ")
+                    + "row \(row.number) (line \(row.line)), false-match probability \(probability(row.score.falseMatchProbability))"
+                    + (index == 0 ? " (threshold \(threshold))" : "")
+                    + (identified.count > 1 ? "; its marks explain \(spans(row.explains))" : "") + "\n"
             }
         } else if let best = report.ranking.first {
             out += "identified: nobody (best false-match probability \(probability(best.score.falseMatchProbability)), threshold \(threshold))\n"
         } else {
             out += "identified: nobody\n"
         }
+        if let variants = report.variants { out += variantLines(variants) }
+        if let forgery = report.forgery { out += "\(forgery)\n" }
+        if !report.keyed { out += "note: \(LeakTraceReport.unkeyedWarning)\n" }
         return out
+    }
+
+    /// "0:00.0–0:10.0, 0:30.0–0:40.0 of the leak".
+    /// The variant code's verdict: every row it names, or why nobody.
+    static func variantLines(_ verdict: VariantTraceVerdict) -> String {
+        let read = "\(verdict.periodsRead) of \(verdict.periodsCovered) periods read"
+        let threshold = verdict.threshold.map { String(format: "score threshold %.1f", $0) } ?? "too few periods to name anybody"
+        guard !verdict.named.isEmpty else {
+            let best = verdict.best.map { "best row \($0.number), false-accusation probability \(probability($0.falseAccusationProbability)); " } ?? ""
+            return "variant code: nobody named (\(best)\(read); \(threshold))\n"
+        }
+        var out = ""
+        for (index, row) in verdict.named.enumerated() {
+            out += "variant code: \(index == 0 ? "named" : "also named") row \(row.number), false-accusation probability "
+                + "\(probability(row.falseAccusationProbability)) (score \(String(format: "%.1f", row.score))"
+                + (index == 0 ? "; \(read); \(threshold); named at \(probability(VariantTraceVerdict.target))" : "") + ")\n"
+        }
+        return out
+    }
+
+    static func spans(_ spans: [ClosedRange<Double>]) -> String {
+        guard !spans.isEmpty else { return "no single part of the leak" }
+        return spans.map { "\(clock($0.lowerBound))–\(clock($0.upperBound))" }.joined(separator: ", ") + " of the leak"
+    }
+
+    /// m:ss.s
+    private static func clock(_ seconds: Double) -> String {
+        let tenths = Int((max(0, seconds) * 10).rounded())
+        return String(format: "%d:%02d.%d", tenths / 600, tenths / 10 % 60, tenths % 10)
     }
 
     /// Columns padded to their widest cell, two spaces apart.
@@ -59,21 +99,41 @@ enum TraceOutput {
 
     /// The report as one JSON object with sorted keys.
     static func json(_ report: LeakTraceReport, request: LeakTraceRequest, top: Int) throws -> String {
+        struct Span: Encodable { var startSeconds: Double, endSeconds: Double }
         struct Row: Encodable {
             var rank: Int, row: Int, line: Int, values: [String: String], score: Double, falseMatchProbability: Double, slots: Int
+            var explains: [Span]?
+        }
+        struct Forgery: Encodable {
+            var message: String, unkeyedMatches: [Int], slotsWithMarks: Int, slots: Int
         }
         struct Crop: Encodable { var left: Double, right: Double, top: Double, bottom: Double }
+        struct Picture: Encodable { var x: Double, y: Double, width: Double, height: Double }
         struct Alignment: Encodable {
             var offsetSeconds: Double, originalStartSeconds: Double, originalEndSeconds: Double, crop: Crop, correlation: Double, slots: Int
+            var leakWidth: Int, leakHeight: Int
+            /// Where the lecture was found in the leak's picture, leak pixels.
+            var picture: Picture
         }
         struct Document: Encodable {
             var leak: String, original: String, rows: Int, threshold: Double
             var alignment: Alignment?, problem: String?
             var identified: [Row], ranking: [Row]
+            var keyed: Bool, forgery: Forgery?, warning: String?
+            var variants: Variants?
         }
-        func row(_ traced: TracedRow, rank: Int) -> Row {
+        struct VariantRow: Encodable { var row: Int, score: Double, falseAccusationProbability: Double }
+        struct Variants: Encodable {
+            var periods: Int, periodsCovered: Int, periodsRead: Int, threshold: Double?, target: Double
+            var named: [VariantRow], best: VariantRow?
+        }
+        func variantRow(_ row: VariantTraceVerdict.Row) -> VariantRow {
+            VariantRow(row: row.number, score: rounded(row.score, 3), falseAccusationProbability: row.falseAccusationProbability)
+        }
+        func row(_ traced: TracedRow, rank: Int, spans: Bool = false) -> Row {
             Row(rank: rank, row: traced.number, line: traced.line, values: traced.values, score: rounded(traced.score.score, 3),
-                falseMatchProbability: traced.score.falseMatchProbability, slots: traced.score.slotsUsed)
+                falseMatchProbability: traced.score.falseMatchProbability, slots: traced.score.slotsUsed,
+                explains: spans ? traced.explains.map { Span(startSeconds: rounded($0.lowerBound, 2), endSeconds: rounded($0.upperBound, 2)) } : nil)
         }
         let ranks = Dictionary(uniqueKeysWithValues: report.ranking.enumerated().map { ($1.number, $0 + 1) })
         let alignment = report.alignment.map {
@@ -81,12 +141,25 @@ enum TraceOutput {
                       originalEndSeconds: rounded($0.originalSpan.upperBound, 3),
                       crop: Crop(left: rounded($0.crops.left, 4), right: rounded($0.crops.right, 4), top: rounded($0.crops.top, 4),
                                  bottom: rounded($0.crops.bottom, 4)),
-                      correlation: rounded($0.correlation, 4), slots: $0.slots)
+                      correlation: rounded($0.correlation, 4), slots: $0.slots, leakWidth: $0.leakWidth, leakHeight: $0.leakHeight,
+                      picture: Picture(x: rounded($0.pictureInLeak.minX, 1), y: rounded($0.pictureInLeak.minY, 1),
+                                       width: rounded($0.pictureInLeak.width, 1), height: rounded($0.pictureInLeak.height, 1)))
         }
         let document = Document(leak: request.leak, original: request.original, rows: report.rowCount,
                                 threshold: LeakTraceReport.identificationThreshold, alignment: alignment, problem: report.problem,
-                                identified: report.identified.map { row($0, rank: ranks[$0.number]!) },
-                                ranking: report.ranking.prefix(top).enumerated().map { row($1, rank: $0 + 1) })
+                                identified: report.identified.map { row($0, rank: ranks[$0.number]!, spans: true) },
+                                ranking: report.ranking.prefix(top).enumerated().map { row($1, rank: $0 + 1) },
+                                keyed: report.keyed,
+                                forgery: report.forgery.map {
+                                    Forgery(message: $0.description, unkeyedMatches: $0.unkeyedMatches.map(\.number),
+                                            slotsWithMarks: $0.slotsWithMarks, slots: $0.slots)
+                                },
+                                warning: report.keyed ? nil : LeakTraceReport.unkeyedWarning,
+                                variants: report.variants.map {
+                                    Variants(periods: $0.periods, periodsCovered: $0.periodsCovered, periodsRead: $0.periodsRead,
+                                             threshold: $0.threshold.map { rounded($0, 3) }, target: VariantTraceVerdict.target,
+                                             named: $0.named.map(variantRow), best: $0.best.map(variantRow))
+                                })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(document), as: UTF8.self)
