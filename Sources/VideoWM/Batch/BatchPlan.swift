@@ -59,6 +59,8 @@ public struct BatchPlan: Sendable {
             }
         }
 
+        // Before the warning below: a variant layer without the key is refused outright.
+        if config.variantLayer != nil && config.pathKey == nil { throw BatchRunner.keyNeeded(config: config) }
         if config.pathKey == nil, let layer = config.layersWithRowDependentPaths(columns: table.columns).first {
             warn("\(config.file): \(layer.path): no key: each row's random path is seeded by its text alone, so anyone who knows "
                  + "a student's text can compute their path and forge a leak that names them; make a key with 'videowm keygen FILE' "

@@ -124,10 +124,8 @@ public struct BatchRunner {
         let presentations = pending.filter { $0.target.kind == .hlsPresentation }
         let files = pending.filter { $0.target.kind == .file }
         if config.variantLayer != nil {
-            if !presentations.isEmpty {
-                try runVariantPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
-                                            onProgress: onProgress)
-            }
+            try runVariantPresentations(presentations + files, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
+                                        onProgress: onProgress)
             return BatchSummary(progress: tracker.snapshot(), failures: failures)
         }
         if !presentations.isEmpty {
