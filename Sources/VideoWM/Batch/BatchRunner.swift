@@ -122,13 +122,10 @@ public struct BatchRunner {
             outputsPerDecode = lowered.outputs
         }
         let presentations = pending.filter { $0.target.kind == .hlsPresentation }
-        let files = pending.filter { $0.target.kind == .file }
-        if config.variantLayer != nil {
-            try runVariantPresentations(presentations + files, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
-                                        onProgress: onProgress)
-            return BatchSummary(progress: tracker.snapshot(), failures: failures)
-        }
-        if !presentations.isEmpty {
+        let files = config.variantLayer == nil ? pending.filter { $0.target.kind == .file } : []
+        if config.variantLayer != nil {  // files and presentations alike, from the lecture's shared renders
+            try runVariantLecture(pending, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report, onProgress: onProgress)
+        } else if !presentations.isEmpty {
             try runPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
                                  onProgress: onProgress)
         }

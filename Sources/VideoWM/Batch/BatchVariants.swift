@@ -9,7 +9,7 @@ extension BatchRunner {
     /// playlist listing its codeword's variant of every segment, and the segments its own marks
     /// show in re-encoded for it (its variant drawn under them), `-j` rows at a time. An `.mp4` row
     /// is the same segments in one fragmented MP4 file (`FragmentedMP4File`).
-    func runVariantPresentations(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
+    func runVariantLecture(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
                                  report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         guard let layer = config.variantLayer, let variants = layer.variants,
               let lectureName = config.variantLecture(input: input) else { preconditionFailure("no variant layer") }
