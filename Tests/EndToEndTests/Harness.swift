@@ -46,10 +46,9 @@ struct Harness {
         let path = executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)"
         let out = try ChildProcess.pipe(), err = try ChildProcess.pipe()
         let pid: pid_t
-        let inherited = ProcessInfo.processInfo.environment
-        let childEnvironment = environment.isEmpty ? inherited : inherited.merging(environment) { $1 }.filter { !$0.value.isEmpty }
         do {
-            pid = try ChildProcess.spawn(path, arguments: arguments, environment: childEnvironment, directory: directory.path,
+            let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
+            pid = try ChildProcess.spawn(path, arguments: arguments, environment: variables, directory: directory.path,
                                          streams: [.file("/dev/null", flags: O_RDONLY), .descriptor(out.write), .descriptor(err.write)])
         } catch {
             [out.read, out.write, err.read, err.write].forEach { close($0) }

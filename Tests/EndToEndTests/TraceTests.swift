@@ -178,7 +178,8 @@ final class TraceMedia: @unchecked Sendable {
         let h = harness
         atexit { try? FileManager.default.removeItem(atPath: TraceMedia.directory ?? "") }
         TraceMedia.directory = h.directory.path
-        lecture = try Self.makeLecture(h)
+        // 130 s: CollusionTests' switching leak is 120 s from 10 s.
+        lecture = try Self.makeLecture(h, seconds: 130)
         config = try h.write("trace.json", #"{ "watermarks": [ { "text": "{email}", "opacity": 0.4, "animation": { "type": "random", "duration": 5000 } } ] }"#)
         let rows = Self.students()
         students = try h.write("students.csv", "email,id\n" + rows.map { "\($0.email),\($0.id)" }.joined(separator: "\n") + "\n")
@@ -243,7 +244,7 @@ final class TraceMedia: @unchecked Sendable {
         }
     }
 
-    /// A 100 s slide lecture at 854×480, 24 fps: a title bar whose part number changes every 15 s,
+    /// A slide lecture at 854×480, 24 fps (100 s unless told): a title bar whose part number changes every 15 s,
     /// bullets whose lengths change with it, a moving test-pattern "demo" and a seconds counter.
     static func makeLecture(_ h: Harness, name: String = "lecture.mp4", rate: Int = 24, seconds: Int = 100) throws -> String {
         let bold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
