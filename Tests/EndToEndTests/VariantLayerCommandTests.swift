@@ -120,6 +120,8 @@ struct VariantLayerCommandTests {
         #expect(trace.status == 0, "\(trace.stdout)\(trace.stderr)")
         #expect(trace.stdout.contains("variant code: named row 3,"), "\(trace.stdout)")
         #expect(!trace.stdout.contains("also named"), "\(trace.stdout)")
+        // The figures, for the log: periods read, the row's probability and the threshold.
+        for line in trace.stdout.split(separator: "\n") where line.hasPrefix("variant code:") { print("leak of row 3: \(line)") }
 
         // The unmarked lecture, the same seconds: nobody.
         let clean = h.path("clean.mp4")
@@ -127,5 +129,6 @@ struct VariantLayerCommandTests {
         let innocent = try h.videowm("trace", clean, "--original", clip, "-c", config, "--vars", csv, "--key-file", key)
         #expect(innocent.status == 1, "\(innocent.stdout)\(innocent.stderr)")
         #expect(innocent.stdout.contains("variant code: nobody named"), "\(innocent.stdout)")
+        for line in innocent.stdout.split(separator: "\n") where line.hasPrefix("variant code:") { print("unmarked copy: \(line)") }
     }
 }
