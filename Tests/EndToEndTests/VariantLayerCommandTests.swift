@@ -27,6 +27,7 @@ struct VariantLayerCommandTests {
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8"], "--key-file"),
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.mkv", "--key-file", key], ".mkv files"),
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--segment", "4"], "--segment 4"),
+            (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--ladder", "auto"], "--ladder"),
         ] {
             let outcome = try h.shell("exec " + Harness.commandLine(arguments))
             expectCleanFailure(outcome, status: 64, naming: naming, in: h)
