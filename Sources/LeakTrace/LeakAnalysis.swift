@@ -49,6 +49,8 @@ public struct LeakAnalysis: Sendable {
     public var maps: DifferenceMaps
     /// Leak frames compared per slot.
     public var framesPerSlot: [SlotKey: Int]
+    /// Which variants of the variant layer each period of the leak shows (nil: no variant layer traced).
+    public var variantReadings: VariantReadings? = nil
 }
 
 /// Why a leak could not be analysed.
@@ -97,6 +99,9 @@ public struct LeakAnalyzer {
     public let schedules: [SlotSchedule]
     /// Per schedule, the visibility of its traced layers: a slot's frames count while one shows.
     public let visibility: [[Visibility]]
+    /// A variant layer's patterns (drawn on the original's display) and periods (on its clock):
+    /// its variants are read from the same frame pairs the maps are made of (docs/variant-marks.md §5).
+    public var variants: (patterns: VariantPatterns, periods: VariantPeriods)?
 
     public init(originalDisplayWidth: Int, originalDisplayHeight: Int, schedules: [SlotSchedule], visibility: [[Visibility]]) {
         self.originalDisplayWidth = originalDisplayWidth
@@ -194,12 +199,17 @@ public struct LeakAnalyzer {
         let accumulator = DifferenceAccumulator(width: mapWidth, height: mapHeight, content: sampleToMap.apply(picture),
                                                 originalToAnalysis: originalToMap, blurPasses: calibration.blurPasses,
                                                 covered: calibration.covered)
+        let variantReader = variants.map {
+            VariantReader(patterns: $0.patterns, periods: $0.periods, width: mapWidth, height: mapHeight, content: sampleToMap.apply(picture),
+                          originalToAnalysis: originalToMap, displayToAnalysis: frameToDisplay.inverse.followed(by: originalToMap))
+        }
         var first = Double.infinity, last = -Double.infinity
         func accumulate(time: Double, leak: LumaImage, original: LumaImage) {
             let originalTime = time + found.offset
             (first, last) = (min(first, originalTime), max(last, originalTime))
             let leakMap = leak.resampled(from: frame, width: mapWidth, height: mapHeight)
             accumulator.add(leak: leakMap, original: original, to: slots(at: originalTime))
+            variantReader?.add(leak: leakMap, original: original, originalTime: originalTime)
         }
         for pair in pairs { accumulate(time: pair.time, leak: pair.leak.image, original: pair.original) }
         pairs.removeAll()
@@ -216,7 +226,8 @@ public struct LeakAnalyzer {
         return LeakAnalysis(offset: found.offset, crops: crops, pictureInLeak: inLeak,
                             displayToMap: frameToDisplay.inverse.followed(by: originalToMap),
                             content: sampleToMap.apply(picture), correlation: fine.correlation, originalSpan: first...max(first, last), maps: maps,
-                            framesPerSlot: Dictionary(uniqueKeysWithValues: maps.slots.map { ($0, accumulator.frameCount(of: $0)) }))
+                            framesPerSlot: Dictionary(uniqueKeysWithValues: maps.slots.map { ($0, accumulator.frameCount(of: $0)) }),
+                            variantReadings: variantReader?.readings())
     }
 
     /// The slots whose steady part holds original time `seconds` and whose traced layers show then.

@@ -40,11 +40,16 @@ public final class Compositor {
     public let layers: [LayerSpec]
     public let stacking: Stacking
     let fonts: FontLibrary
-    private let warn: (String) -> Void
+    let warn: (String) -> Void
     private var prepared: [Geometry: [PreparedLayer]] = [:]
     /// The timecode clock of the video being marked, for timed texts that show a timecode;
     /// set by the pipeline once it knows the input (nil: a still image).
     public var timecode: Timecode?
+    /// Which variant a variant layer shows at each time (docs/variant-marks.md): a student's
+    /// codeword over the periods, or one variant for one of the lecture's shared renders.
+    public var variantSchedule = VariantSchedule.constant(0)
+    /// Variants other than 0 of variant layers, prepared when first shown (`variantLayer`).
+    var preparedVariants: [VariantKey: PreparedLayer] = [:]
 
     /// Timed text frames drawn by redrawing only changed glyphs, and by preparing the layer
     /// afresh (internal: the tests check that the fast path is the one taken).
@@ -88,7 +93,7 @@ public final class Compositor {
 
     /// A layer shows when both its own opacity and its timeline's (fades, hidden spans) round to a
     /// visible byte: a layer at opacity 0.001 premultiplies its mark to nothing.
-    private static func isShown(_ layer: LayerSpec, at time: PresentationTime) -> Bool {
+    static func isShown(_ layer: LayerSpec, at time: PresentationTime) -> Bool {
         opacityByte(layer.opacity) > 0 && opacityByte(layer.timeline.state(at: time).opacity) > 0
     }
 
@@ -138,11 +143,13 @@ public final class Compositor {
         let layersForFrame = try preparedLayers(for: geometry, at: time)
         let display = geometry.display
         let squareWidth = pixelAspect.squareWidth(ofStoredWidth: canvas.width)
-        let pairs = zip(layers, layersForFrame)
-        for (spec, layer) in stacking == .laterOnTop ? Array(pairs) : pairs.reversed() {
+        let pairs = Array(zip(layers.indices, layersForFrame))
+        for (index, prepared) in stacking == .laterOnTop ? pairs : pairs.reversed() {
+            let spec = layers[index]
             let state = spec.timeline.state(at: time)
             let opacity = Self.opacityByte(state.opacity)
-            guard opacity > 0, Self.opacityByte(spec.opacity) > 0, !layer.isEmpty else { continue }
+            guard opacity > 0, Self.opacityByte(spec.opacity) > 0, !prepared.isEmpty else { continue }
+            let layer = spec.variants == nil ? prepared : try variantLayer(index, base: prepared, geometry: geometry, at: time)
             let mark = layer.mark(at: time)
             if layer.isTiled {
                 canvas.blend(mark, atX: 0, y: 0, opacity: opacity)

@@ -108,13 +108,16 @@ public struct LayerSpec: Sendable {
     public var convention: LayoutConvention
     /// For images: a box to fit into instead of `sizeFraction`'s longer side.
     public var imageBox: ImageBox?
+    /// For a variant layer (tiled): its variants, one of which each frame shows (`VariantSchedule`).
+    public var variants: LayerVariants?
 
     public init(content: Content, sizeFraction: Double, font: FontSpec = .family(FontLibrary.defaultFamily),
                 color: RGBAColor = .white, opacity: Double, insetFraction: Double = 0.03, maxWidthFraction: Double = 0.9,
                 outline: Outline? = nil, shadow: Shadow? = nil, box: Box? = nil, tile: TilePattern? = nil,
                 timeline: LayerTimeline, origin: Origin? = nil,
                 hdrWhiteNits: Double = GraphicsWhiteMapping.defaultWhiteNits, convention: LayoutConvention = .standard,
-                imageBox: ImageBox? = nil, maxLines: Int = 2, alignment: TextAlignment = .center) {
+                imageBox: ImageBox? = nil, maxLines: Int = 2, alignment: TextAlignment = .center,
+                variants: LayerVariants? = nil) {
         self.content = content
         self.sizeFraction = sizeFraction
         self.font = font
@@ -133,6 +136,7 @@ public struct LayerSpec: Sendable {
         self.imageBox = imageBox
         self.maxLines = maxLines
         self.alignment = alignment
+        self.variants = variants
     }
 }
 

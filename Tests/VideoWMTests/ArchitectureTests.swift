@@ -129,9 +129,11 @@ struct ArchitectureTests {
         // An input indexed for HLS, each row's segments made alone or in order; binds a config for a server.
         "Presentations": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Marks", "Config"],
         "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations", "Renditions"],
-        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations", "Renditions"],
+        "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations", "Renditions", "Keys", "Variants"],
+        // Variant layers' code (docs/variant-marks.md): biases and codewords from the key, the lecture and student names.
+        "Variants": ["Errors", "Support", "Config", "Keys"],
         // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
-        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys"],
+        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys", "Presentations", "Variants"],
     ]
 
     /// Which folder declares each top-level type name (classes, structs, enums, protocols, type aliases).

@@ -24,6 +24,11 @@ public struct TilePattern: Equatable, Sendable {
     /// The gap between neighbouring marks, as a fraction of the frame's short side; nil for
     /// the dense pattern (see `gapFraction`).
     public var spacingFraction: Double?
+    /// How far the lattice is shifted, as a fraction of the step from one row to the next — half
+    /// a cell along the row and a whole row across it, one of the lattice's own vectors, so 1 is
+    /// the pattern unshifted again. A variant layer's variant k of q draws phase k/q
+    /// (docs/variant-marks.md §3): a q-th of a row across the rows, which blur and scaling keep.
+    public var phase: Double
 
     /// The side of the square a dense pattern never leaves clean, and beyond which a sparse
     /// one is warned about, as a fraction of the short side.
@@ -37,9 +42,10 @@ public struct TilePattern: Equatable, Sendable {
     /// room that side bearings and letter shapes leave inside each mark's box.
     public static let maximumGapFraction = 0.07
 
-    public init(angleDegrees: Double, spacingFraction: Double? = nil) {
+    public init(angleDegrees: Double, spacingFraction: Double? = nil, phase: Double = 0) {
         self.angleDegrees = angleDegrees
         self.spacingFraction = spacingFraction
+        self.phase = phase
     }
 
     /// Whether the pattern is the dense default rather than a spacing the user chose.
@@ -114,6 +120,10 @@ public struct TilePattern: Equatable, Sendable {
             return PremultipliedRGBAImage(width: width, height: height, pixels: out)
         }
         let cx = Double(width) / 2, cy = Double(height) / 2
+        // The lattice shifted by `phase` of its row-to-row vector (cellW/2, cellH); a phase of 0
+        // subtracts exact zeros, so unshifted patterns are the pixels they always were.
+        let shift = phase.isFinite ? phase : 0
+        let shiftU = shift * cellW / 2, shiftV = shift * cellH
         let tileW = tile.width, tileH = tile.height
         tile.pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
@@ -128,8 +138,8 @@ public struct TilePattern: Equatable, Sendable {
                     let fy = Double(y) + 0.5 - cy
                     for x in 0..<width {
                         let fx = Double(x) + 0.5 - cx
-                        let u = fx * cosA - fy * sinA
-                        let v = fx * sinA + fy * cosA
+                        let u = fx * cosA - fy * sinA - shiftU
+                        let v = fx * sinA + fy * cosA - shiftV
                         // Integer floors: a −0 the libm floor would give becomes +0 here, which
                         // only ever meets a subtraction and then `- 0.5`, so no sample moves.
                         let row = floorToInt(v / cellH)

@@ -48,12 +48,19 @@ public struct BatchPlan: Sendable {
         for name in outputTemplate.variableNames where !known.contains(name) {
             throw RequestError(subject: "--output", problem: "unknown placeholder '{\(name)}' in '\(outputTemplate.source)': \(file) has no such column (columns: \(knownList))")
         }
+        // A variant layer's renders are shared by every row: its text may not differ between rows.
+        if let layer = config.variantLayer, case .text(let text) = layer.content,
+           let name = text.variableNames.first(where: table.columns.contains) {
+            throw ConfigError(file: config.file, path: layer.path + ".text", problem: "'{\(name)}' is a column of \(file), but a variant layer is the same for every row (its variants are rendered once and shared); give it with --var or write it out")
+        }
         for layer in config.layers {
             for name in layer.unless.keys.sorted() where !known.contains(name) {
                 warn("\(config.file): \(layer.path).unless.\(name): \(file) has no column '\(name)', so this layer is never left out")
             }
         }
 
+        // Before the warning below: a variant layer without the key is refused outright.
+        if config.variantLayer != nil && config.pathKey == nil { throw BatchRunner.keyNeeded(config: config) }
         if config.pathKey == nil, let layer = config.layersWithRowDependentPaths(columns: table.columns).first {
             warn("\(config.file): \(layer.path): no key: each row's random path is seeded by its text alone, so anyone who knows "
                  + "a student's text can compute their path and forge a leak that names them; make a key with 'videowm keygen FILE' "
@@ -62,6 +69,7 @@ public struct BatchPlan: Sendable {
 
         var rows: [BatchRow] = []
         var rowByOutput: [String: BatchRow] = [:]
+        var rowByStudent: [String: BatchRow] = [:]
         for record in table.rows {
             let variables = fixedVariables.merging(record.values) { fixed, _ in fixed }
             for (name, neededBy) in Self.requiredVariables(config: config, template: outputTemplate, variables: variables)
@@ -92,6 +100,13 @@ public struct BatchPlan: Sendable {
                 throw CSVError(file: file, line: record.line, row: record.number, problem: "its output \(output) is also the output of row \(earlier.number) (line \(earlier.line)); the --output template must give each row its own file, e.g. with {id}")
             }
             rowByOutput[key] = row
+            // Two rows with one student name would get one codeword: trace could not tell them apart.
+            if let student = config.variantStudent(variables: variables) {
+                if let earlier = rowByStudent[student] {
+                    throw CSVError(file: file, line: record.line, row: record.number, problem: "its variant layer's student name is also row \(earlier.number)'s (line \(earlier.line)); each row needs its own (watermarks: variants.student)")
+                }
+                rowByStudent[student] = row
+            }
             rows.append(row)
         }
         self.rows = rows

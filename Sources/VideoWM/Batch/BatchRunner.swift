@@ -92,6 +92,7 @@ public struct BatchRunner {
             checked.append((row.target.kind, row.target.container))
             try settings.validate(for: row.target)
         }
+        try refuseWhatVariantsCannotWrite()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw OutputError(file: outputDirectory, stage: .creating, detail: "the output folder does not exist (create it first)")
@@ -123,8 +124,10 @@ public struct BatchRunner {
             outputsPerDecode = lowered.outputs
         }
         let presentations = pending.filter { $0.target.kind == .hlsPresentation }
-        let files = pending.filter { $0.target.kind == .file }
-        if !presentations.isEmpty {
+        let files = config.variantLayer == nil ? pending.filter { $0.target.kind == .file } : []
+        if config.variantLayer != nil {  // files and presentations alike, from the lecture's shared renders
+            try runVariantLecture(pending, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report, onProgress: onProgress)
+        } else if !presentations.isEmpty {
             try runPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
                                  onProgress: onProgress)
         }

@@ -116,6 +116,8 @@ enum LayerFields {
                     .milliseconds("ease", \.easeMilliseconds, in: dayInMilliseconds, default: 0, "random only: time spent gliding between spots"),
                 ], "movement over time", check: checkAnimation),
 
+        variantsField,
+
         .optionalSeconds("start", \.visibility.start, in: 0...1e7, default: "the first frame", "when the layer first shows"),
         .optionalSeconds("end", \.visibility.end, in: 0...1e7, default: "the last frame", "when it stops showing"),
         .optionalMilliseconds("interval", \.visibility.intervalMilliseconds, in: 1...86_400_000, "shown for this long, then hidden for skip, repeating"),
@@ -142,6 +144,7 @@ enum LayerFields {
         if layer.tile != nil, let animation = present["animation"] {
             throw animation.fail("a tiled layer covers the whole frame and cannot move")
         }
+        if let variants = present["variants"] { try checkVariantLayer(layer, variants: variants, present: present) }
     }
 
     /// The layer's kind from its content fields: exactly one of "text" and "image" (or TPStreams' "imageUrl").
@@ -157,7 +160,7 @@ enum LayerFields {
 
     // MARK: - Readers of the fields that need more than a range
 
-    private static func textTemplate(_ json: JSONField) throws -> TextTemplate {
+    static func textTemplate(_ json: JSONField) throws -> TextTemplate {
         let source = try json.string()
         guard !source.isEmpty else { throw json.fail("is empty") }
         do {
@@ -231,7 +234,7 @@ enum LayerFields {
     }
 
     /// A whole number in `range`.
-    private static func wholeNumber(_ json: JSONField, in range: ClosedRange<Int>) throws -> Int {
+    static func wholeNumber(_ json: JSONField, in range: ClosedRange<Int>) throws -> Int {
         let number = try json.number(in: Double(range.lowerBound)...Double(range.upperBound))
         guard number == number.rounded() else { throw json.fail("must be a whole number") }
         return Int(number)

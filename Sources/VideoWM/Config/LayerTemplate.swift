@@ -12,6 +12,18 @@ public struct LayerTemplate: Sendable {
 
     public enum AnimationKind: String, Sendable { case pingPong, random }
 
+    /// A variant layer's `variants` object (docs/variant-marks.md §2): `count` phases of the tile,
+    /// one per period of `periodSeconds`, chosen per student by a code keyed to `lecture` and
+    /// `student`.
+    public struct VariantSpec: Sendable {
+        public var count: Int
+        public var periodSeconds: Double
+        /// The lecture's name in the key derivation; nil: the input's file name.
+        public var lecture: String?
+        /// Names the student in the key derivation; nil: every variable of the row.
+        public var student: TextTemplate?
+    }
+
     public struct AnimationSpec: Sendable {
         public var kind: AnimationKind
         public var durationMilliseconds: Int64
@@ -41,6 +53,8 @@ public struct LayerTemplate: Sendable {
     public var box: LayerSpec.Box?
     public var tile: TilePattern?
     public var animation: AnimationSpec?
+    /// Its variants, when this is a variant layer.
+    public var variants: VariantSpec?
     public var visibility = Visibility.always
     /// Variable name → values for which the layer is left out (`"unless": {"plan": ["premium"]}`).
     public var unless: [String: Set<String>] = [:]

@@ -36,6 +36,9 @@ public struct WatermarkConfig: Sendable {
         return layers.filter { $0.hasRowDependentPath(columns: columns) }
     }
 
+    /// The variant layer, if the config has one (at most one: see `parse`).
+    public var variantLayer: LayerTemplate? { layers.first { $0.variants != nil } }
+
     /// Which layer covers which where they overlap.
     public var stacking: Compositor.Stacking { isTPStreams ? .earlierOnTop : .laterOnTop }
 
@@ -88,6 +91,12 @@ public struct WatermarkConfig: Sendable {
         }
         let layers = try entries.enumerated().map { index, field in
             try LayerTemplate(field, index: index, baseDirectory: baseDirectory, isTPStreams: isTPStreams, warn: warn)
+        }
+        // One code per lecture: a second variant layer would need a second codeword per student.
+        let variantLayers = layers.filter { $0.variants != nil }
+        if variantLayers.count > 1 {
+            throw ConfigError(file: file, path: variantLayers[1].path + ".variants",
+                              problem: "a config may have one variant layer (\(variantLayers[0].path) is one already)")
         }
         let config = WatermarkConfig(file: file, layers: layers, isTPStreams: isTPStreams)
         // The text as written (placeholders empty) must fit already.

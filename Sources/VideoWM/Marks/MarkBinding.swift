@@ -14,6 +14,11 @@ extension WatermarkConfig {
                                   problem: "unknown placeholder '{\(name)}' (give it with --var \(name)=VALUE\(known.isEmpty ? "" : "; known: \(known.joined(separator: ", "))"))")
             }
         }
+        if let layer = variantLayer, let student = layer.variants?.student,
+           let name = student.variableNames.first(where: { variables[$0] == nil }) {
+            throw ConfigError(file: file, path: layer.path + ".variants.student",
+                              problem: "unknown placeholder '{\(name)}' (the student is named by the row's variables: give it with --var or a CSV column)")
+        }
     }
 
     /// The layers to draw for these variables: placeholders filled in, `unless` applied,
@@ -69,7 +74,8 @@ extension WatermarkConfig {
                 timeline: try layer.timeline(renderedText: seedText, pathKey: pathKey),
                 origin: LayerSpec.Origin(file: file, path: layer.path),
                 hdrWhiteNits: layer.hdrWhiteNits, convention: layer.convention, imageBox: layer.imageBox,
-                maxLines: layer.maxLines, alignment: layer.alignment))
+                maxLines: layer.maxLines, alignment: layer.alignment,
+                variants: layer.variants.map { LayerVariants(count: $0.count, periodSeconds: $0.periodSeconds) }))
         }
         return specs
     }

@@ -71,8 +71,17 @@ public final class PresentationRow {
     /// - Parameters:
     ///   - rendering: nil chooses it as `batch` (`forBatch`) or `transcode --render mode` does
     ///     (`PresentationSource.rendering(markedBy:mode:forBatch:)`).
-    public init(source: PresentationSource, compositor: Compositor, rendering: PresentationRendering? = nil,
-                mode: RenderMode = .auto, forBatch: Bool = true, warn: @escaping WarningHandler = { _ in }) throws {
+    ///   - ownSegments: for a student's row of a lecture with a variant layer (`VariantLecture`),
+    ///     the segments it re-encodes (those its own marks show in) in an `encoded` plan; the
+    ///     others are the lecture's shared variant renders, which this row never makes.
+    public convenience init(source: PresentationSource, compositor: Compositor, rendering: PresentationRendering? = nil,
+                            mode: RenderMode = .auto, forBatch: Bool = true, warn: @escaping WarningHandler = { _ in }) throws {
+        try self.init(source: source, compositor: compositor, rendering: rendering, mode: mode, forBatch: forBatch, ownSegments: nil, warn: warn)
+    }
+
+    init(source: PresentationSource, compositor: Compositor, rendering: PresentationRendering? = nil,
+         mode: RenderMode = .auto, forBatch: Bool = true, ownSegments: [Bool]?, warn: @escaping WarningHandler) throws {
+        precondition(ownSegments == nil || rendering == .encoded, "a variant lecture's rows follow the encoded plan")
         self.source = source
         self.compositor = compositor
         self.warn = warn
@@ -93,9 +102,10 @@ public final class PresentationRow {
         plan = source.plan(self.rendering)
         switch self.rendering {
         case .sharedCopies: reencodes = source.markedSegments(plan, by: compositor)
-        case .encoded: reencodes = Array(repeating: true, count: plan.segmentCount)
+        case .encoded: reencodes = ownSegments ?? Array(repeating: true, count: plan.segmentCount)
         case .copied: reencodes = Array(repeating: false, count: plan.segmentCount)
         }
+        precondition(reencodes.count == plan.segmentCount, "one flag per segment")
         video = reencodes.contains(true) || self.rendering == .encoded
             ? try Self.videoMaking(source: source, rendering: self.rendering, compositor: compositor, warn: warn) : nil
         switch self.rendering {

@@ -117,9 +117,16 @@ final class SegmentMaker {
                 results.append(nil)
                 continue
             }
-            precondition(row.reencodes[k] || row.rendering != .encoded || !row.carriesVideo, "an encoded rendition's row asked for a segment it does not make")
             if let failure = failures[n] {
                 results.append(.failure(failure))
+                continue
+            }
+            // An encoded plan's segment is never the input's packets. A variant lecture's row outside
+            // its own segments gets NotOwnSegment (the lecture's shared render of its variant is its
+            // segment there); a ladder's encoded rendition never asks for one (its rows make their own).
+            if encoders[n] == nil && (plan.rendering == .encoded || row.rendering == .encoded) && row.carriesVideo {
+                precondition(row.shape == nil, "an encoded rendition's row asked for a segment it does not make")
+                results.append(.failure(NotOwnSegment()))
                 continue
             }
             // A copied segment is the same for every row of the plan: made once (a ladder's rows
@@ -270,3 +277,6 @@ final class SegmentMaker {
         return UInt64(dts - start)
     }
 }
+
+/// What `SegmentMaker` gives a variant lecture's row for a segment it does not make itself.
+struct NotOwnSegment: Error {}

@@ -100,6 +100,11 @@ public struct LeakTraceReport: Sendable {
     public var keyed: Bool
     /// Marks no row's path explains, when there are such.
     public var forgery: Forgery?
+    /// What the variant layer says, when the config has one (rows named by their codewords).
+    public var variants: VariantTraceVerdict? = nil
+
+    /// Whether anybody is named, by the marks' paths or by the variant code.
+    public var namesAnybody: Bool { !identified.isEmpty || !(variants?.named.isEmpty ?? true) }
 
     /// The rows identified, strongest first, each with the spans of the leak it explains.
     public var identified: [TracedRow] {

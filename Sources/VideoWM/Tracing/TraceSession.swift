@@ -19,6 +19,8 @@ final class TraceSession {
     let problem: String?
     /// The leak's picture size, upright.
     let leakSize: (width: Int, height: Int)
+    /// The variant layer's patterns, periods and codewords (nil without one).
+    let variantTracing: VariantTracing?
 
     init(_ request: LeakTraceRequest, warn: @escaping WarningHandler) throws {
         self.request = request
@@ -33,8 +35,10 @@ final class TraceSession {
         self.marks = marks
 
         let display = original.displaySize
-        let analyzer = LeakAnalyzer(originalDisplayWidth: display.width, originalDisplayHeight: display.height,
+        variantTracing = try VariantTracing(config: config, rows: rows.variables, original: request.original, display: display)
+        var analyzer = LeakAnalyzer(originalDisplayWidth: display.width, originalDisplayHeight: display.height,
                                     schedules: marks.schedules, visibility: marks.visibility)
+        if let variantTracing { analyzer.variants = (variantTracing.patterns, variantTracing.periods) }
         let leakSize = leak.greySize(maximumWidth: LeakTracing.leakSampleWidth)
         var leakFrames = try leak.everyFrame(width: leakSize.width, height: leakSize.height)
         var keyframes = ArrayFrameSource(try LeakTracing.lookOver(original, width: analyzer.thumbnailWidth))
@@ -92,9 +96,11 @@ final class TraceSession {
                                                   slots: analysis.maps.slots.count, leakWidth: leakSize.width, leakHeight: leakSize.height,
                                                   pictureInLeak: PlaneRect(minX: inLeak.minX * width, minY: inLeak.minY * height,
                                                                            maxX: inLeak.maxX * width, maxY: inLeak.maxY * height))
-        return LeakTraceReport(columns: table.columns, rowCount: table.rows.count, ranking: ranking, alignment: alignment, problem: nil,
-                               keyed: request.pathKey != nil,
-                               forgery: try forgery(scorer: scorer, rowMarks: rowMarks, identified: ranking.prefix(identified).map(\.score.row)))
+        var report = LeakTraceReport(columns: table.columns, rowCount: table.rows.count, ranking: ranking, alignment: alignment, problem: nil,
+                                     keyed: request.pathKey != nil,
+                                     forgery: try forgery(scorer: scorer, rowMarks: rowMarks, identified: ranking.prefix(identified).map(\.score.row)))
+        report.variants = try variantTracing?.verdict(analysis.variantReadings, numbers: table.rows.map(\.number))
+        return report
     }
 
     private func tracedRow(_ score: RowScore) -> TracedRow {

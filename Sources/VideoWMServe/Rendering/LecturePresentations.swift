@@ -32,6 +32,9 @@ public struct PresentationIndexer: LectureIndexer {
     public func index(_ lecture: LectureDefinition) throws -> any IndexedLecture {
         let notices = OnceNotices(lecture: lecture.name, warn: warn)
         let config = try MarkKeying.keyed(WatermarkConfig.load(path: lecture.config, warn: notices.say), with: markKey)
+        // A variant layer's copies (issue 29) are written by batch; served, every student would get
+        // variant 0 and no code, so such a lecture is refused (404 and its one log line) until serve picks them.
+        try config.refuseVariantLayerUntilRendered()
         let segment = lecture.segmentSeconds.map { PresentationTime(milliseconds: Int64(($0 * 1000).rounded())) } ?? HLSSettings.defaultSegmentDuration
         // As batch's --preset/--crf: the same settings give the same bytes as batch for a row.
         let settings = EncodeSettings(crf: lecture.crf, preset: lecture.preset)

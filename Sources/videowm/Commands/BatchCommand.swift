@@ -114,6 +114,11 @@ struct BatchCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let config = try marks.config(console: console, command: Self.name)
+        var hls = self.hls
+        try hls.adoptVariantPeriod(of: config, command: Self.name)
+        if config.variantLayer != nil && encode.render == .smart {
+            throw UsageError("--render smart copies the input's packets, but a variant layer is drawn in every segment (each segment's variants are rendered once and shared); leave --render out", command: Self.name)
+        }
         let table = try CSVTable.load(path: try csvPath.required("--vars FILE.csv", command: Self.name))
         let template = try OutputPathTemplate(try outputTemplate.required("--output TEMPLATE", command: Self.name))
         let plan = try BatchPlan(config: config, table: table, outputTemplate: template, fixedVariables: marks.variables,

@@ -49,8 +49,12 @@ struct MarkOptions {
     }
 
     /// Loads the config and binds the variables: every config mistake surfaces here, before any output exists.
-    func compositor(console: Console, command: String) throws -> Compositor {
-        try Compositor.forJob(config: try config(console: console, command: command), variables: variables, warn: console.warningHandler)
+    /// `perStudentCopy`: the job makes one copy alone (transcode), which cannot carry a variant
+    /// layer's code (`WatermarkConfig.refuseVariantLayerUntilRendered`).
+    func compositor(console: Console, command: String, perStudentCopy: Bool = false) throws -> Compositor {
+        let config = try config(console: console, command: command)
+        if perStudentCopy { try config.refuseVariantLayerUntilRendered() }
+        return try Compositor.forJob(config: config, variables: variables, warn: console.warningHandler)
     }
 }
 
@@ -271,13 +275,31 @@ struct HLSOptions {
     var ladder: LadderRequest?
     /// `--subtitles`, in the order given.
     var subtitles: [SidecarCaptions] = []
+    /// Whether `--segment` was given (a variant layer's period is the segment length otherwise).
+    var segmentGiven = false
     static let segmentRange = 1.0...60.0
+
+    /// With a variant layer, a segment is a period (docs/variant-marks.md §6): `--segment` is the
+    /// layer's `seconds`, and another value given is refused (64, naming both).
+    mutating func adoptVariantPeriod(of config: WatermarkConfig, command: String) throws {
+        guard let layer = config.variantLayer, let variants = layer.variants else { return }
+        // The variant lecture writes one rendition (the input's size): a ladder would need each
+        // rendition's variants rendered and listed, which this build does not do.
+        for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given {
+            throw UsageError("\(option): a lecture with a variant layer (\(config.file): \(layer.path).variants) is written as one rendition by this build; leave \(option) out", command: command)
+        }
+        let period = PresentationTime(seconds: variants.periodSeconds)
+        if segmentGiven && abs(settings.segmentDuration.seconds - period.seconds) > 1e-6 {
+            throw UsageError("--segment \(settings.segmentDuration.seconds) differs from the variant layer's period (\(config.file): \(layer.path).variants.seconds = \(variants.periodSeconds)): with a variant layer a segment is a period; leave --segment out or give the same", command: command)
+        }
+        settings.segmentDuration = period
+    }
 
     static var options: OptionGroup<Self> {
         OptionGroup("HLS options (.m3u8 outputs)", [
             .parsed("--segment", placeholder: "SECONDS",
                     help: "length each segment aims at, cut on the nearest keyframe, 1…60 seconds (default 6)",
-                    example: "4", parse: segmentLength) { $0.settings.segmentDuration = $1 },
+                    example: "4", parse: segmentLength) { $0.settings.segmentDuration = $1; $0.segmentGiven = true },
             .parsed("--ladder", placeholder: "auto|HEIGHT[:RATE],…", help: """
                     renditions of a multivariant playlist: auto (the input's size, at most 1080 lines, then 720, 540 and 360 \
                     below it) or heights with optional bit rates, e.g. 1080:5M,720:2800k,360 (a height without a rate gets \

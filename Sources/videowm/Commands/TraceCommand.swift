@@ -85,7 +85,7 @@ struct TraceCommand: ToolCommand {
             print(TraceOutput.text(report, request: request, top: top), terminator: "")
         }
         if let problem = report.problem, !json { console.info(problem) }
-        if report.identified.isEmpty { throw CommandFailures(exitsAs: NobodyIdentified()) }
+        if !report.namesAnybody { throw CommandFailures(exitsAs: NobodyIdentified()) }
     }
 }
 

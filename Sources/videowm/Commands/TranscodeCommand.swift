@@ -93,7 +93,7 @@ struct TranscodeCommand: ToolCommand {
 
     func run(console: Console) throws {
         outputOptions.configure(console)
-        let compositor = try marks.compositor(console: console, command: Self.name)
+        let compositor = try marks.compositor(console: console, command: Self.name, perStudentCopy: true)
         let display = TranscodeProgressDisplay(mode: outputOptions.progress, console: console, label: input)
         var transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
                                     overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, render: encode.render,

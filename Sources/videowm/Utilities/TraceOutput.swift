@@ -43,12 +43,30 @@ enum TraceOutput {
         } else {
             out += "identified: nobody\n"
         }
+        if let variants = report.variants { out += variantLines(variants) }
         if let forgery = report.forgery { out += "\(forgery)\n" }
         if !report.keyed { out += "note: \(LeakTraceReport.unkeyedWarning)\n" }
         return out
     }
 
     /// "0:00.0–0:10.0, 0:30.0–0:40.0 of the leak".
+    /// The variant code's verdict: every row it names, or why nobody.
+    static func variantLines(_ verdict: VariantTraceVerdict) -> String {
+        let read = "\(verdict.periodsRead) of \(verdict.periodsCovered) periods read"
+        let threshold = verdict.threshold.map { String(format: "score threshold %.1f", $0) } ?? "too few periods to name anybody"
+        guard !verdict.named.isEmpty else {
+            let best = verdict.best.map { "best row \($0.number), false-accusation probability \(probability($0.falseAccusationProbability)); " } ?? ""
+            return "variant code: nobody named (\(best)\(read); \(threshold))\n"
+        }
+        var out = ""
+        for (index, row) in verdict.named.enumerated() {
+            out += "variant code: \(index == 0 ? "named" : "also named") row \(row.number), false-accusation probability "
+                + "\(probability(row.falseAccusationProbability)) (score \(String(format: "%.1f", row.score))"
+                + (index == 0 ? "; \(read); \(threshold); named at \(probability(VariantTraceVerdict.target))" : "") + ")\n"
+        }
+        return out
+    }
+
     static func spans(_ spans: [ClosedRange<Double>]) -> String {
         guard !spans.isEmpty else { return "no single part of the leak" }
         return spans.map { "\(clock($0.lowerBound))–\(clock($0.upperBound))" }.joined(separator: ", ") + " of the leak"
@@ -102,6 +120,15 @@ enum TraceOutput {
             var alignment: Alignment?, problem: String?
             var identified: [Row], ranking: [Row]
             var keyed: Bool, forgery: Forgery?, warning: String?
+            var variants: Variants?
+        }
+        struct VariantRow: Encodable { var row: Int, score: Double, falseAccusationProbability: Double }
+        struct Variants: Encodable {
+            var periods: Int, periodsCovered: Int, periodsRead: Int, threshold: Double?, target: Double
+            var named: [VariantRow], best: VariantRow?
+        }
+        func variantRow(_ row: VariantTraceVerdict.Row) -> VariantRow {
+            VariantRow(row: row.number, score: rounded(row.score, 3), falseAccusationProbability: row.falseAccusationProbability)
         }
         func row(_ traced: TracedRow, rank: Int, spans: Bool = false) -> Row {
             Row(rank: rank, row: traced.number, line: traced.line, values: traced.values, score: rounded(traced.score.score, 3),
@@ -127,7 +154,12 @@ enum TraceOutput {
                                     Forgery(message: $0.description, unkeyedMatches: $0.unkeyedMatches.map(\.number),
                                             slotsWithMarks: $0.slotsWithMarks, slots: $0.slots)
                                 },
-                                warning: report.keyed ? nil : LeakTraceReport.unkeyedWarning)
+                                warning: report.keyed ? nil : LeakTraceReport.unkeyedWarning,
+                                variants: report.variants.map {
+                                    Variants(periods: $0.periods, periodsCovered: $0.periodsCovered, periodsRead: $0.periodsRead,
+                                             threshold: $0.threshold.map { rounded($0, 3) }, target: VariantTraceVerdict.target,
+                                             named: $0.named.map(variantRow), best: $0.best.map(variantRow))
+                                })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(document), as: UTF8.self)

@@ -1,0 +1,120 @@
+import Animation
+
+/// A variant layer's variants: the same tiled mark drawn at `count` phases of its lattice, one
+/// per period of `periodSeconds` (docs/variant-marks.md). Every student's copy shows, period by
+/// period, the variant their codeword says; each variant of each period is drawn once per
+/// lecture and shared.
+public struct LayerVariants: Equatable, Sendable {
+    /// How many variants a layer may have: at most 8, a row's eighth apart (beyond, neighbouring
+    /// phases blur into each other), and what the code's integer biases support.
+    public static let counts = 2...8
+
+    public var count: Int
+    public var periodSeconds: Double
+
+    public init(count: Int, periodSeconds: Double) {
+        precondition(Self.counts.contains(count), "a variant layer has 2…8 variants")
+        self.count = count
+        self.periodSeconds = periodSeconds
+    }
+
+    /// The tile phase variant `k` draws: k/count of the lattice's row-to-row step.
+    public func phase(of variant: Int) -> Double { Double(variant) / Double(count) }
+}
+
+/// Which variant of a variant layer each frame shows: one per period, the period being the
+/// segment whose span holds the frame's presentation time.
+public struct VariantSchedule: Sendable, Equatable {
+    /// When each period starts, ascending; the first covers everything before it too.
+    public let periodStarts: [PresentationTime]
+    /// The variant of each period.
+    public let variants: [Int]
+
+    public init(periodStarts: [PresentationTime], variants: [Int]) {
+        precondition(!periodStarts.isEmpty && periodStarts.count == variants.count, "one variant per period")
+        precondition(zip(periodStarts, periodStarts.dropFirst()).allSatisfy { $0 < $1 }, "periods in order")
+        self.periodStarts = periodStarts
+        self.variants = variants
+    }
+
+    /// Periods every `seconds` from 0 (the plan's cuts when every frame starts on time).
+    public init(periodSeconds seconds: Double, variants: [Int]) {
+        self.init(periodStarts: variants.indices.map { PresentationTime(seconds: Double($0) * seconds) }, variants: variants)
+    }
+
+    /// The same variant all along: what one of the lecture's shared renders draws.
+    public static func constant(_ variant: Int) -> VariantSchedule {
+        VariantSchedule(periodStarts: [.zero], variants: [variant])
+    }
+
+    /// The period holding `time`: the last whose start is at or before it (the first before all).
+    public func period(at time: PresentationTime) -> Int {
+        var low = 0, high = periodStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if periodStarts[middle] <= time { low = middle + 1 } else { high = middle }
+        }
+        return max(low - 1, 0)
+    }
+
+    public func variant(at time: PresentationTime) -> Int { variants[period(at: time)] }
+}
+
+extension Compositor {
+    /// Where a variant other than 0 of a layer is kept once prepared for a geometry.
+    struct VariantKey: Hashable {
+        var geometry: Geometry
+        var layer: Int
+        var variant: Int
+    }
+
+    /// Layer `index` (a variant layer, prepared as `base` for variant 0) as it shows at `time`:
+    /// the variant `variantSchedule` picks, its tile at that variant's phase. Each variant is
+    /// drawn once per geometry, the first time it shows.
+    func variantLayer(_ index: Int, base: PreparedLayer, geometry: Geometry, at time: PresentationTime) throws -> PreparedLayer {
+        guard let variants = layers[index].variants, var tile = layers[index].tile else { return base }
+        let variant = ((variantSchedule.variant(at: time) % variants.count) + variants.count) % variants.count
+        guard variant != 0 else { return base }
+        let key = VariantKey(geometry: geometry, layer: index, variant: variant)
+        if let prepared = preparedVariants[key] { return prepared }
+        var spec = layers[index]
+        tile.phase = variants.phase(of: variant)
+        spec.tile = tile
+        let display = geometry.display
+        let sprite: Sprite
+        do {
+            // The warnings (a sparse tile's clean squares) were given for variant 0, the same pattern.
+            sprite = try makeSprite(spec, displayWidth: display.width, displayHeight: display.height, warn: { _ in })
+        } catch {
+            throw LayerPreparationError(layerIndex: index, origin: spec.origin, underlying: error)
+        }
+        let prepared = finish(sprite, spec: spec, geometry: geometry)
+        preparedVariants[key] = prepared
+        return prepared
+    }
+}
+
+extension Compositor {
+    /// The index of the job's variant layer (a config has at most one), nil without one.
+    public var variantLayerIndex: Int? { layers.firstIndex { $0.variants != nil } }
+
+    /// The variant layer's variants, nil without one.
+    public var layerVariants: LayerVariants? { variantLayerIndex.flatMap { layers[$0].variants } }
+
+    /// The variant layer alone, showing variant `variant` all along: what one of the lecture's
+    /// shared renders draws (every student's copy that shows no mark of its own in a period is
+    /// that render). Nil without a variant layer.
+    public func variantLayerAlone(showing variant: Int) -> Compositor? {
+        guard let index = variantLayerIndex else { return nil }
+        let alone = Compositor(layers: [layers[index]], fonts: fonts, stacking: stacking, warn: warn)
+        alone.variantSchedule = .constant(variant)
+        alone.timecode = timecode
+        return alone
+    }
+
+    /// Whether a layer other than the variant layer draws at `time`: a row's own marks, for
+    /// which its period is re-encoded with the row's variant drawn under them.
+    public func drawsOwnMarks(at time: PresentationTime) -> Bool {
+        layers.contains { $0.variants == nil && Self.isShown($0, at: time) }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Overlay
+
+extension BatchRunner {
+    /// The rows of a lecture with a variant layer, HLS presentations or MP4 files (docs/variant-marks.md
+    /// §6–§8): the input indexed once and cut every `seconds` (the `encoded` plan, one period a
+    /// segment); the q variants of every segment rendered once and stored in the shared folder;
+    /// each row's codeword derived from the key, the lecture and the row's student name, its
+    /// playlist listing its codeword's variant of every segment, and the segments its own marks
+    /// show in re-encoded for it (its variant drawn under them), `-j` rows at a time. An `.mp4` row
+    /// is the same segments in one fragmented MP4 file (`FragmentedMP4File`).
+    func runVariantLecture(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
+                                 report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
+        guard let layer = config.variantLayer, let variants = layer.variants,
+              let lectureName = config.variantLecture(input: input) else { preconditionFailure("no variant layer") }
+        guard let key = config.pathKey else { throw Self.keyNeeded(config: config) }
+        let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
+        let representative = try Compositor.forJob(config: config, variables: rows[0].variables, images: images, warn: { _ in })
+        let lecture = try VariantLecture(source: source, compositor: representative, warn: warn)
+        let codebook = VariantCodebook(derivation: key, lecture: lectureName, alphabetSize: variants.count)
+        let positions = 0..<lecture.periodCount
+        let biases = try codebook.biases(positions)
+        let folder = hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
+        if rows.contains(where: { $0.target.kind == .hlsPresentation }) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
+            }
+        }
+        // MP4 rows take the shared renders from a scratch folder, removed when the batch ends.
+        var scratch: String?
+        if rows.contains(where: { $0.target.kind == .file }) {
+            let made = (outputDirectory as NSString).appendingPathComponent(".videowm-variant-renders-\(PartialOutputFiles.randomToken())")
+            do {
+                try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: false)
+            } catch {
+                throw OutputError(file: made, stage: .creating, detail: "cannot create the folder for the shared renders: \((error as NSError).localizedDescription)")
+            }
+            scratch = made
+        }
+        defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
+        if let notice = VideoSource.timestampJumpNotice(path: input, jumps: source.index.timestampJumps) { warn(notice) }
+
+        let started = Date()
+        func finish(_ row: BatchRow, _ error: Error?) throws {
+            if let error = error as? InterruptedError { throw error }
+            if let error = error as? StopBatch { throw error }
+            try report(BatchRowResult(row: row, status: error == nil ? .done : .failed, seconds: Date().timeIntervalSince(started), error: error,
+                                      render: error == nil ? .full : nil))
+        }
+        var members: [(batchRow: BatchRow, student: VariantLecture.Student)] = []
+        for batchRow in rows {
+            do {
+                let student = config.variantStudent(variables: batchRow.variables) ?? ""
+                let codeword = try codebook.codeword(student: student, positions: positions, biases: biases)
+                let own = lecture.ownSegments(markedBy: try Compositor.forJob(config: config, variables: batchRow.variables, images: images, warn: { _ in }))
+                try batchRow.createFolder()
+                let storage: PresentationStorage = if batchRow.target.kind == .hlsPresentation {
+                    try PresentationFolder(playlist: batchRow.output, overwrite: force, inputs: [input], sharedFolder: folder, warn: warn)
+                } else {
+                    try FragmentedMP4File(target: batchRow.output, overwrite: force, inputs: [input], scratch: scratch!)
+                }
+                let config = self.config, warn = self.warn
+                members.append((batchRow, VariantLecture.Student(codeword: codeword, ownSegments: own, storage: storage, makeRow: {
+                    try lecture.row(compositor: try Compositor.forJob(config: config, variables: batchRow.variables, images: images, warn: warn),
+                                    codeword: codeword)
+                })))
+            } catch {
+                try finish(batchRow, error)
+            }
+        }
+        guard !members.isEmpty else { return }
+        var active = members.count
+        let summary: PresentationSummary
+        do {
+            summary = try lecture.write(members.map(\.student), group: outputsPerDecode, onRowFailed: { n, error in
+                active -= 1
+                try finish(members[n].batchRow, error)
+            }, onRowWritten: { n in
+                try finish(members[n].batchRow, nil)
+            }, progress: { reached, _ in
+                tracker.groupReached(seconds: reached.seconds, activeOutputs: active)
+                onProgress(tracker.snapshot())
+            })
+        } catch let error as InterruptedError {
+            throw error
+        } catch let error as StopBatch {
+            throw error
+        } catch {
+            for member in members { try finish(member.batchRow, error) }
+            return
+        }
+        if summary.damagedPackets > 0 {
+            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs may show glitches there")
+        }
+    }
+
+    /// A variant layer's code is derived from the key: without one anybody could compute (and forge) a student's variants.
+    static func keyNeeded(config: WatermarkConfig) -> Error {
+        ConfigError(file: config.file, path: (config.variantLayer?.path ?? "watermarks") + ".variants",
+                    problem: "a variant layer needs the platform's key (--key-file or VIDEOWM_KEY_FILE; 'videowm keygen' makes one): without it anybody could compute a student's variants")
+    }
+}
+
+extension BatchRunner {
+    /// The file extensions a variant lecture's row can be written to besides `.m3u8`: a
+    /// fragmented MP4 (`FragmentedMP4File`).
+    static let variantFileExtensions: Set<String> = ["mp4", "m4v"]
+
+    /// A batch with a variant layer needs the key and HLS or MP4 outputs: checked before anything is written.
+    func refuseWhatVariantsCannotWrite() throws {
+        guard let layer = config.variantLayer else { return }
+        guard config.pathKey != nil else { throw Self.keyNeeded(config: config) }
+        if let file = rows.first(where: {
+            $0.target.kind != .hlsPresentation && !Self.variantFileExtensions.contains(($0.output as NSString).pathExtension.lowercased())
+        }) {
+            throw RequestError(subject: file.output, problem: "a variant layer is written to .m3u8 and .mp4 outputs by this build, not to \(file.target.fileType) files (\(config.file): \(layer.path).variants)")
+        }
+    }
+}

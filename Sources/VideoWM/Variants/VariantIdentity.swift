@@ -1,0 +1,41 @@
+import Foundation
+
+/// The names a variant code is derived for (docs/variant-marks.md §2): the lecture and each
+/// student, as the config's variant layer says. `batch`, `serve` and `trace` must all come to the
+/// same texts for one student, or `trace` would score a codeword nobody was given.
+extension WatermarkConfig {
+    /// The lecture's name: the variant layer's `lecture`, else the input's file name (the last
+    /// component of its path or URL, so a folder move does not change it). Nil without a variant layer.
+    public func variantLecture(input: String) -> String? {
+        guard let variants = variantLayer?.variants else { return nil }
+        if let lecture = variants.lecture { return lecture }
+        let withoutQuery = input.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return withoutQuery.split(separator: "/").last.map(String.init) ?? input
+    }
+
+    /// The student's name for a row with `variables` (its CSV values and the `--var`s): the
+    /// variant layer's `student` rendered, else every variable as `name=value` lines in name
+    /// order (values with `\` and line breaks escaped, so no two rows' lists read alike). Nil
+    /// without a variant layer. `checkVariables` has made sure the template's names are given.
+    public func variantStudent(variables: [String: String]) -> String? {
+        guard let variants = variantLayer?.variants else { return nil }
+        if let template = variants.student { return template.render(variables) }
+        return variables.keys.sorted().map { name in
+            let value = variables[name]!.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+            return "\(name)=\(value)"
+        }.joined(separator: "\n")
+    }
+}
+
+extension WatermarkConfig {
+    /// Refuses the variant layer for a job that makes one copy alone (transcode): a student's
+    /// copy is assembled from the class's shared variant renders by `batch` to HLS outputs
+    /// (docs/variant-marks.md §6–§8); a lone copy would show one variant all along and carry no
+    /// code while looking as if it did. Previews and stills show variant 0.
+    public func refuseVariantLayerUntilRendered() throws {
+        guard let layer = variantLayer else { return }
+        throw ConfigError(file: file, path: layer.path + ".variants",
+                          problem: "a variant layer is written by 'batch' to .m3u8 outputs (each student's copy picks its variants from the class's shared renders; docs/variant-marks.md); this command makes no such copy (preview, thumbnail and stamp show variant 0)")
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// Variant layers on the command line (issue 29): `batch` to HLS writes each segment's variants
+/// once, shared, and each row's playlist lists its codeword's; `trace` reads the variants of a
+/// leak made from a row's copy and names that row, and nobody from an unmarked copy. What no
+/// command writes yet is refused with one line (64), never made without the code.
+@Suite("variant layers: commands", .serialized)
+struct VariantLayerCommandTests {
+    static let config = #"""
+        { "watermarks": [ { "text": "{email}", "size": 0.06, "end": 3, "animation": { "type": "random", "duration": 1000 } },
+                          { "text": "CS 101", "tile": { "angle": -30 }, "opacity": 0.15, "outline": { "width": 0.004, "color": "#000000" },
+                            "variants": { "count": 4, "seconds": 2, "lecture": "cs101-week1" } } ] }
+        """#
+    static let students = "email\na@example.edu\nb@example.edu\nc@example.edu\n"
+
+    @Test func whatCannotCarryTheCodeIsRefusedAndPreviewsDrawVariantZero() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let clip = try h.makeClip("in.mp4", seconds: 1)
+        let config = try h.write("variants.json", Self.config)
+        let csv = try h.write("students.csv", "email\na@example.edu\n")
+        let key = h.path("platform.key")
+        #expect(try h.videowm("keygen", key, "-q").status == 0)
+        for (arguments, naming) in [
+            (["transcode", clip, "out.mp4", "-c", config, "--var", "email=a@example.edu", "--key-file", key], "watermarks[1].variants"),
+            (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8"], "--key-file"),
+            (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.mkv", "--key-file", key], ".mkv files"),
+            (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--segment", "4"], "--segment 4"),
+            (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--ladder", "auto"], "--ladder"),
+        ] {
+            let outcome = try h.shell("exec " + Harness.commandLine(arguments))
+            expectCleanFailure(outcome, status: 64, naming: naming, in: h)
+        }
+        let preview = try h.shell("exec " + Harness.commandLine(["thumbnail", clip, h.path("thumb.png"), "--at", "0.5", "-c", config,
+                                                                 "--var", "email=a@example.edu"]))
+        #expect(preview.exitStatus == 0, "\(preview.stderr)")
+    }
+
+    /// An `.mp4` row is its HLS presentation's initialization and segments in one file: the same
+    /// bytes, in order; it decodes, lasts the lecture, and no scratch folder is left behind.
+    @Test func anMP4RowIsItsSegmentsInOneFile() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let clip = try h.makeClip("lecture.mp4", width: 320, height: 180, seconds: 6)
+        let config = try h.write("variants.json", Self.config)
+        let csv = try h.write("students.csv", "email\na@example.edu\nb@example.edu\n")
+        let key = h.path("platform.key")
+        #expect(try h.videowm("keygen", key, "-q").status == 0)
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        for template in ["out/{email}.m3u8", "out/{email}.mp4"] {
+            let batch = try h.videowm("batch", clip, "--vars", csv, "-c", config, "-o", h.path(template), "--key-file", key,
+                                      "--preset", "ultrafast", "--threads", "1", "-q")
+            try #require(batch.status == 0, "\(batch.stderr)")
+        }
+        for email in ["a@example.edu", "b@example.edu"] {
+            let playlist = try String(contentsOfFile: h.path("out/\(email).m3u8"), encoding: .utf8)
+            let map = try #require(playlist.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MAP:URI=") })
+            let parts = [String(map.dropFirst("#EXT-X-MAP:URI=\"".count).dropLast())]
+                + playlist.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
+            var expected = Data()
+            for part in parts { expected += try Data(contentsOf: URL(fileURLWithPath: h.path("out/" + part))) }
+            let mp4 = h.path("out/\(email).mp4")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: mp4)) == expected, "\(email): the file is its presentation's parts")
+            let duration = Double(try h.ffprobe(["-show_entries", "format=duration", "-of", "csv=p=0", mp4])
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            #expect(abs(duration - 6) < 0.1, "\(duration)")
+            let decode = try h.run("ffmpeg", ["-v", "error", "-xerror", "-i", mp4, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: h.path("out")).allSatisfy { !$0.hasPrefix(".") })
+    }
+
+    /// A 48 s lecture at 320×180, three students, 4 variants every 2 s: the shared renders, each
+    /// row's playlist, and a trace of row 3's copy (40 s of it re-encoded at CRF 30, without the
+    /// seconds its e-mail shows in) naming row 3 and nobody else, while the same seconds of the
+    /// unmarked lecture name nobody.
+    @Test func batchSharesEachSegmentsVariantsAndTraceNamesTheLeaker() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let clip = try h.makeClip("lecture.mp4", width: 320, height: 180, seconds: 48)
+        let config = try h.write("variants.json", Self.config)
+        let csv = try h.write("students.csv", Self.students)
+        let key = h.path("platform.key")
+        #expect(try h.videowm("keygen", key, "-q").status == 0)
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        let batch = try h.videowm("batch", clip, "--vars", csv, "-c", config, "-o", h.path("out/{email}.m3u8"), "--key-file", key,
+                                  "--preset", "ultrafast", "--threads", "1", "-q")
+        try #require(batch.status == 0, "\(batch.stderr)")
+
+        // Each row's playlist: 24 segments of 2 s; the two its e-mail shows in are its own, the
+        // others shared renders, of which each segment has at most 3 here (one per row), of one size.
+        let emails = ["a", "b", "c"].map { "\($0)@example.edu" }
+        var lists: [[String]] = []
+        for email in emails {
+            let playlist = try String(contentsOfFile: h.path("out/\(email).m3u8"), encoding: .utf8)
+            let uris = playlist.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
+            #expect(uris.count == 24, "\(email): \(uris.count) segments")
+            #expect(uris.prefix(2).allSatisfy { !$0.contains("shared-segments/") }, "\(email): the e-mail's segments are its own: \(uris.prefix(2))")
+            #expect(uris.dropFirst(2).allSatisfy { $0.contains("shared-segments/") }, "\(email): the rest are shared")
+            lists.append(uris)
+            let decode = try h.run("ffmpeg", ["-v", "error", "-xerror", "-i", h.path("out/\(email).m3u8"), "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(email): \(decode.stderr)")
+        }
+        for k in 2..<24 {
+            let files = Set(lists.map { $0[k] })
+            #expect(files.count <= 3)
+            let sizes = Set(try files.map { try FileManager.default.attributesOfItem(atPath: h.path("out/" + $0))[.size] as? Int ?? -1 })
+            #expect(sizes.count == 1, "segment \(k): the variants' sizes \(sizes)")
+        }
+        // Codewords differ: no two rows list the same shared files all along.
+        for i in 0..<3 { for j in (i + 1)..<3 { #expect(lists[i] != lists[j], "rows \(i + 1) and \(j + 1)") } }
+        let sharedFiles = try FileManager.default.contentsOfDirectory(atPath: h.path("out/shared-segments")).filter { $0.hasSuffix(".m4s") }
+        #expect(sharedFiles.count <= 3 * 22 && sharedFiles.count > 22, "\(sharedFiles.count) shared segments")
+
+        // Row 3's copy, 6 s to 46 s (no e-mail in it), re-encoded at CRF 30 (seeking after the
+        // input: ffmpeg 5.1 seeking into an fMP4 HLS input gives no pictures).
+        let leak = h.path("leak.mp4")
+        try h.ffmpeg(["-i", h.path("out/c@example.edu.m3u8"), "-ss", "6", "-t", "40", "-an", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", leak])
+        let trace = try h.videowm("trace", leak, "--original", clip, "-c", config, "--vars", csv, "--key-file", key)
+        #expect(trace.status == 0, "\(trace.stdout)\(trace.stderr)")
+        #expect(trace.stdout.contains("variant code: named row 3,"), "\(trace.stdout)")
+        #expect(!trace.stdout.contains("also named"), "\(trace.stdout)")
+        // The figures, for the log: periods read, the row's probability and the threshold.
+        for line in trace.stdout.split(separator: "\n") where line.hasPrefix("variant code:") { print("leak of row 3: \(line)") }
+
+        // The unmarked lecture, the same seconds: nobody.
+        let clean = h.path("clean.mp4")
+        try h.ffmpeg(["-i", clip, "-ss", "6", "-t", "40", "-an", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", clean])
+        let innocent = try h.videowm("trace", clean, "--original", clip, "-c", config, "--vars", csv, "--key-file", key)
+        #expect(innocent.status == 1, "\(innocent.stdout)\(innocent.stderr)")
+        #expect(innocent.stdout.contains("variant code: nobody named"), "\(innocent.stdout)")
+        for line in innocent.stdout.split(separator: "\n") where line.hasPrefix("variant code:") { print("unmarked copy: \(line)") }
+    }
+}
