@@ -1,3 +1,5 @@
+// Over 300 lines: the one runner every batch goes through, and the place it hands a batch to its
+// kind (file rows, .m3u8 rows, ladders, variant lectures): the branches are short and read together.
 import Foundation
 import Overlay
 
