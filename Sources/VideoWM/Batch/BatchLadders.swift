@@ -12,12 +12,7 @@ extension BatchRunner {
                     report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         let lecture = try LectureLadder(input: input, ladder: ladder.request, subtitles: ladder.subtitles, settings: settings,
                                         segment: hls.segmentDuration, damagePolicy: damagePolicy, render: render, warn: warn)
-        let folder = hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
-        }
+        let folder = try createSharedFolder()
         if let notice = VideoSource.timestampJumpNotice(path: input, jumps: lecture.source.index.timestampJumps) { warn(notice) }
         let shared = LadderWriter.SharedFiles()
         for start in stride(from: 0, to: rows.count, by: outputsPerDecode) {
@@ -55,30 +50,8 @@ extension BatchRunner {
                 try finish(batchRow, error)
             }
         }
-        guard !members.isEmpty else { return }
-        var active = members.count
-        let summary: PresentationSummary
-        do {
-            summary = try LadderWriter.write(members.map(\.student), lecture: lecture, shared: shared, onFailed: { n, error in
-                active -= 1
-                try finish(members[n].batchRow, error)
-            }, onWritten: { n in
-                try finish(members[n].batchRow, nil)
-            }, progress: { reached, _ in
-                tracker.groupReached(seconds: reached.seconds, activeOutputs: active)
-                onProgress(tracker.snapshot())
-            })
-        } catch let error as InterruptedError {
-            throw error
-        } catch let error as StopBatch {
-            throw error
-        } catch {
-            // The input itself failed: every row still open lost its source.
-            for member in members { try finish(member.batchRow, error) }
-            return
-        }
-        if summary.damagedPackets > 0 {
-            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs of rows \(group.map { String($0.number) }.joined(separator: ", ")) are complete but may show glitches there")
+        try writeGroup(of: members.map(\.batchRow), finish: finish, tracker: tracker, onProgress: onProgress) { failed, written, progress in
+            try LadderWriter.write(members.map(\.student), lecture: lecture, shared: shared, onFailed: failed, onWritten: written, progress: progress)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Animation
 import Overlay
 
 extension BatchRow {
@@ -41,13 +42,7 @@ extension BatchRunner {
         }
         var sharedFolder: String?
         if render != .full {
-            let folder = hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
-            }
-            sharedFolder = folder
+            sharedFolder = try createSharedFolder()
             // As for smart rendering's notice: an option that asks for every frame is simply obeyed.
             if let refusal = source.sharingRefusal, !refusal.askedByOptions {
                 warn("\(input): every row's segments are its own, none shared (\(refusal))")
@@ -92,30 +87,58 @@ extension BatchRunner {
                 try finish(batchRow, error)
             }
         }
-        guard !members.isEmpty else { return }
-        var active = members.count
+        try writeGroup(of: members.map(\.batchRow), finish: finish, tracker: tracker, onProgress: onProgress) { failed, written, progress in
+            try PresentationWriter.write(members.map { ($0.row, $0.storage) }, onRowFailed: failed, onRowWritten: written, progress: progress)
+        }
+    }
+
+    /// The shared folder (`--shared-segments`, else `shared-segments` beside the outputs), created if missing.
+    func createSharedFolder() throws -> String {
+        let folder = hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
+        }
+        return folder
+    }
+
+    /// Hands one group's rows (`batchRows`, in the writer's order) to a presentation writer: `write`
+    /// gets the writer's row-failed, row-written and progress callbacks, which end each row through
+    /// `finish` and keep the progress display current. A failure of the input itself (damage under
+    /// --errors fail, a read error) ends every row still open; concealed damage is said once.
+    func writeGroup(of batchRows: [BatchRow], finish: (BatchRow, Error?) throws -> Void, tracker: BatchProgressTracker,
+                    onProgress: (BatchProgress) -> Void,
+                    write: (_ onRowFailed: (Int, Error) throws -> Void, _ onRowWritten: (Int) throws -> Void,
+                            _ progress: (PresentationTime, Int) -> Void) throws -> PresentationSummary) throws {
+        guard !batchRows.isEmpty else { return }
+        var active = batchRows.count
         let summary: PresentationSummary
         do {
-            summary = try PresentationWriter.write(members.map { ($0.row, $0.storage) }, onRowFailed: { n, error in
-                active -= 1
-                try finish(members[n].batchRow, error)
-            }, onRowWritten: { n in
-                try finish(members[n].batchRow, nil)
-            }, progress: { reached, _ in
-                tracker.groupReached(seconds: reached.seconds, activeOutputs: active)
-                onProgress(tracker.snapshot())
-            })
+            // The callbacks run only while `write` does (exclusivity cannot tell without being told).
+            summary = try withoutActuallyEscaping(finish) { finish in
+                try withoutActuallyEscaping(onProgress) { onProgress in
+                    try write({ n, error in
+                        active -= 1
+                        try finish(batchRows[n], error)
+                    }, { n in
+                        try finish(batchRows[n], nil)
+                    }, { reached, _ in
+                        tracker.groupReached(seconds: reached.seconds, activeOutputs: active)
+                        onProgress(tracker.snapshot())
+                    })
+                }
+            }
         } catch let error as InterruptedError {
             throw error
         } catch let error as StopBatch {
             throw error
         } catch {
-            // The input itself failed (damage under --errors fail, a read error): every row still open lost its source.
-            for member in members { try finish(member.batchRow, error) }
+            for row in batchRows { try finish(row, error) }
             return
         }
         if summary.damagedPackets > 0 {
-            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs of rows \(group.map { String($0.number) }.joined(separator: ", ")) are complete but may show glitches there")
+            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs of rows \(batchRows.map { String($0.number) }.joined(separator: ", ")) are complete but may show glitches there")
         }
     }
 }

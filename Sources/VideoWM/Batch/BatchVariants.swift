@@ -20,17 +20,13 @@ extension BatchRunner {
         let codebook = VariantCodebook(derivation: key, lecture: lectureName, alphabetSize: variants.count)
         let positions = 0..<lecture.periodCount
         let biases = try codebook.biases(positions)
-        let folder = hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments")
-        if rows.contains(where: { $0.target.kind == .hlsPresentation }) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw OutputError(file: folder, stage: .creating, detail: "cannot create the shared segments' folder: \((error as NSError).localizedDescription)")
-            }
-        }
-        // MP4 rows take the shared renders from a scratch folder, removed when the batch ends.
+        let folder = try rows.contains(where: { $0.target.kind == .hlsPresentation }) ? createSharedFolder() : nil
+        // MP4 rows take the shared renders from a scratch folder, made for the first of them and
+        // removed when the batch ends.
         var scratch: String?
-        if rows.contains(where: { $0.target.kind == .file }) {
+        defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
+        func scratchFolder() throws -> String {
+            if let scratch { return scratch }
             let made = (outputDirectory as NSString).appendingPathComponent(".videowm-variant-renders-\(PartialOutputFiles.randomToken())")
             do {
                 try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: false)
@@ -38,8 +34,8 @@ extension BatchRunner {
                 throw OutputError(file: made, stage: .creating, detail: "cannot create the folder for the shared renders: \((error as NSError).localizedDescription)")
             }
             scratch = made
+            return made
         }
-        defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
         if let notice = VideoSource.timestampJumpNotice(path: input, jumps: source.index.timestampJumps) { warn(notice) }
 
         let started = Date()
@@ -59,7 +55,7 @@ extension BatchRunner {
                 let storage: PresentationStorage = if batchRow.target.kind == .hlsPresentation {
                     try PresentationFolder(playlist: batchRow.output, overwrite: force, inputs: [input], sharedFolder: folder, warn: warn)
                 } else {
-                    try FragmentedMP4File(target: batchRow.output, overwrite: force, inputs: [input], scratch: scratch!)
+                    try FragmentedMP4File(target: batchRow.output, overwrite: force, inputs: [input], scratch: scratchFolder())
                 }
                 let config = self.config, warn = self.warn
                 members.append((batchRow, VariantLecture.Student(codeword: codeword, ownSegments: own, storage: storage, makeRow: {
@@ -70,29 +66,8 @@ extension BatchRunner {
                 try finish(batchRow, error)
             }
         }
-        guard !members.isEmpty else { return }
-        var active = members.count
-        let summary: PresentationSummary
-        do {
-            summary = try lecture.write(members.map(\.student), group: outputsPerDecode, onRowFailed: { n, error in
-                active -= 1
-                try finish(members[n].batchRow, error)
-            }, onRowWritten: { n in
-                try finish(members[n].batchRow, nil)
-            }, progress: { reached, _ in
-                tracker.groupReached(seconds: reached.seconds, activeOutputs: active)
-                onProgress(tracker.snapshot())
-            })
-        } catch let error as InterruptedError {
-            throw error
-        } catch let error as StopBatch {
-            throw error
-        } catch {
-            for member in members { try finish(member.batchRow, error) }
-            return
-        }
-        if summary.damagedPackets > 0 {
-            warn("\(input): \(summary.damagedPackets) damaged packet(s) or frame(s) concealed; the outputs may show glitches there")
+        try writeGroup(of: members.map(\.batchRow), finish: finish, tracker: tracker, onProgress: onProgress) { failed, written, progress in
+            try lecture.write(members.map(\.student), group: outputsPerDecode, onRowFailed: failed, onRowWritten: written, progress: progress)
         }
     }
 

@@ -41,13 +41,7 @@ public final class PresentationFolder {
     public init(playlist: String, overwrite: Bool, inputs: [String], sharedFolder: String?, warn: @escaping WarningHandler) throws {
         playlistOutput = try AtomicOutput(target: playlist, overwrite: overwrite, inputs: inputs)
         playlistLock = PartialFileLock(path: playlistOutput.temporaryPath)
-        do {
-            layout = try PresentationLayout(playlist: playlist, sharedFolder: sharedFolder)
-        } catch .folderMissing(let folder) {
-            throw OutputError(file: folder, stage: .creating, detail: "the folder does not exist")
-        } catch .sharedFolderNeedsEscaping(let relative) {
-            throw RequestError(subject: "--shared-segments", problem: "the way from \(playlist) to the shared folder (\(relative)) has characters a URL must escape, which FFmpeg and some players do not undo; use a folder named with letters, digits, '.', '_' and '-'")
-        }
+        layout = try PresentationLayout.forOutput(playlist: playlist, sharedFolder: sharedFolder)
         self.warn = warn
         removeStaleTemporaryFiles()
     }

@@ -41,6 +41,19 @@ struct PresentationLayout: Sendable, Equatable {
         case folderMissing(String)
     }
 
+    /// The layout of an output being written (a presentation's or a ladder's playlist), its
+    /// problems said as the user's errors: a missing folder, or a way to the shared folder a URL
+    /// would have to escape (`--shared-segments`).
+    static func forOutput(playlist: String, sharedFolder: String?) throws -> PresentationLayout {
+        do {
+            return try PresentationLayout(playlist: playlist, sharedFolder: sharedFolder)
+        } catch .folderMissing(let folder) {
+            throw OutputError(file: folder, stage: .creating, detail: "the folder does not exist")
+        } catch .sharedFolderNeedsEscaping(let relative) {
+            throw RequestError(subject: "--shared-segments", problem: "the way from \(playlist) to the shared folder (\(relative)) has characters a URL must escape, which FFmpeg and some players do not undo; use a folder named with letters, digits, '.', '_' and '-'")
+        }
+    }
+
     /// - Parameters:
     ///   - playlist: the output path.
     ///   - sharedFolder: an existing folder for shared files, or nil (a single transcode).

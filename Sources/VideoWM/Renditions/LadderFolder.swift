@@ -48,13 +48,7 @@ final class LadderFolder {
     init(multivariant: String, overwrite: Bool, inputs: [String], sharedFolder: String?, warn: @escaping WarningHandler) throws {
         output = try AtomicOutput(target: multivariant, overwrite: overwrite, inputs: inputs)
         lock = PartialFileLock(path: output.temporaryPath)
-        do {
-            layout = try PresentationLayout(playlist: multivariant, sharedFolder: sharedFolder)
-        } catch .folderMissing(let folder) {
-            throw OutputError(file: folder, stage: .creating, detail: "the folder does not exist")
-        } catch .sharedFolderNeedsEscaping(let relative) {
-            throw RequestError(subject: "--shared-segments", problem: "the way from \(multivariant) to the shared folder (\(relative)) has characters a URL must escape, which FFmpeg and some players do not undo; use a folder named with letters, digits, '.', '_' and '-'")
-        }
+        layout = try PresentationLayout.forOutput(playlist: multivariant, sharedFolder: sharedFolder)
         self.warn = warn
         removeStaleTemporaryFiles()
     }
