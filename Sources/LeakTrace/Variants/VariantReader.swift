@@ -1,87 +1,5 @@
 import Overlay
 
-/// What a variant layer's q variants draw on the original's display: per variant, the light the
-/// mark puts in (premultiplied luma, in the grey frames' units) and how much of the picture it
-/// covers (alpha, 0…1). Drawn once per trace by the compositor (VideoWM binds the layer and
-/// renders each variant onto a transparent frame of the original's display size).
-public struct VariantPatterns: Sendable {
-    public let displayWidth: Int
-    public let displayHeight: Int
-    public let addedLuma: [LumaImage]
-    public let coverage: [LumaImage]
-
-    public init(addedLuma: [LumaImage], coverage: [LumaImage]) {
-        precondition(!addedLuma.isEmpty && addedLuma.count == coverage.count, "luma and coverage per variant")
-        precondition(zip(addedLuma, coverage).allSatisfy { $0.width == $1.width && $0.height == $1.height }
-                     && addedLuma.allSatisfy { $0.width == addedLuma[0].width && $0.height == addedLuma[0].height },
-                     "every variant drawn on the same display")
-        displayWidth = addedLuma[0].width
-        displayHeight = addedLuma[0].height
-        self.addedLuma = addedLuma
-        self.coverage = coverage
-    }
-
-    public var count: Int { addedLuma.count }
-
-    /// The patterns of renders of the layer alone (straight alpha, on a transparent frame of the
-    /// original's display size), for grey frames whose black and white are `black` and `white`
-    /// (0 and 255 for full range; 16 and 235 for video's limited range): a pixel of colour c and
-    /// alpha α adds α·(black + (white − black)·Y(c)/255), Y the BT.709 luma.
-    public init(straightRGBA renders: [StraightRGBAImage], black: Float = 0, white: Float = 255) {
-        var added: [LumaImage] = [], coverage: [LumaImage] = []
-        for render in renders {
-            var luma = [Float](repeating: 0, count: render.width * render.height)
-            var alpha = luma
-            render.pixels.withUnsafeBufferPointer { p in
-                for i in luma.indices {
-                    let a = Float(p[i * 4 + 3]) / 255
-                    guard a > 0 else { continue }
-                    let y = 0.2126 * Float(p[i * 4]) + 0.7152 * Float(p[i * 4 + 1]) + 0.0722 * Float(p[i * 4 + 2])
-                    alpha[i] = a
-                    luma[i] = a * (black + (white - black) * y / 255)
-                }
-            }
-            added.append(LumaImage(width: render.width, height: render.height, pixels: luma))
-            coverage.append(LumaImage(width: render.width, height: render.height, pixels: alpha))
-        }
-        self.init(addedLuma: added, coverage: coverage)
-    }
-}
-
-/// The code's periods on the original's clock: period i is position i of the code (segment i of
-/// the presentation's plan), from `starts[i]` to the next start.
-public struct VariantPeriods: Sendable {
-    public let starts: [Double]
-    /// Seconds left out on both sides of every boundary: the alignment is known to a frame or
-    /// two, and a frame there may show either period's variant.
-    public var guardSeconds = 0.25
-
-    public init(starts: [Double]) {
-        precondition(!starts.isEmpty && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 }, "periods in order")
-        self.starts = starts
-    }
-
-    /// Periods every `seconds` from 0, `count` of them.
-    public init(everySeconds seconds: Double, count: Int) {
-        self.init(starts: (0..<count).map { Double($0) * seconds })
-    }
-
-    /// The period whose steady part holds original time `seconds`; nil near a boundary or outside.
-    public func period(at seconds: Double) -> Int? {
-        var low = 0, high = starts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if starts[middle] <= seconds { low = middle + 1 } else { high = middle }
-        }
-        let index = low - 1
-        guard index >= 0, seconds - starts[index] >= guardSeconds else { return nil }
-        if index + 1 < starts.count, starts[index + 1] - seconds < guardSeconds { return nil }
-        // The last period ends where the periods before it would: one median length after its start.
-        if index + 1 == starts.count, starts.count > 1, seconds - starts[index] > (starts[index] - starts[index - 1]) - guardSeconds { return nil }
-        return index
-    }
-}
-
 /// Reads, period by period, which variants of the variant layer a leak shows
 /// (docs/variant-marks.md §5), from the same pairs of leak and original frames the difference
 /// maps use: the leak's signed difference from the original is fitted, by non-negative least
@@ -240,13 +158,12 @@ public final class VariantReader {
     /// Every period read so far, as shares and decisions (docs/variant-marks.md §5).
     public func readings() -> VariantReadings {
         finish()
-        let periodsRead = fitted.keys.sorted()
-        guard !periodsRead.isEmpty else { return VariantReadings(periods: [], modelBlurRadius: 0, strength: 0) }
+        let periodsRead = fitted.sorted { $0.key < $1.key }
         // The model blur under which the leak is best explained, over all its periods.
-        let best = Self.modelBlurRadii.indices.min { a, b in
-            periodsRead.reduce(0) { $0 + fitted[$1]![a].residual } < periodsRead.reduce(0) { $0 + fitted[$1]![b].residual }
-        }!
-        let fits = periodsRead.map { (period: $0, fit: fitted[$0]![best]) }
+        guard !periodsRead.isEmpty, let best = Self.modelBlurRadii.indices.min(by: { a, b in
+            periodsRead.reduce(0) { $0 + $1.value[a].residual } < periodsRead.reduce(0) { $0 + $1.value[b].residual }
+        }) else { return VariantReadings(periods: [], modelBlurRadius: 0, strength: 0) }
+        let fits = periodsRead.map { (period: $0.key, fit: $0.value[best]) }
         let typicalPatternEnergy = Self.median(fits.map(\.fit.patternEnergy))
         let visible = fits.filter { $0.fit.patternEnergy >= VariantReadings.leastPatternEnergy * typicalPatternEnergy }
         let strength = Self.median(visible.map { $0.fit.shares.reduce(0, +) })
@@ -263,101 +180,5 @@ public final class VariantReader {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-}
-
-/// One period of a leak, read.
-public struct VariantReading: Sendable, Equatable {
-    /// The period: the position in the code.
-    public var period: Int
-    public var frames: Int
-    /// Each variant's share of the difference: about 1 for the variant shown (less after what the
-    /// leak did to it), ½ each for two averaged copies, about 0 for the others.
-    public var shares: [Double]
-    /// How much of the leak's difference from the original the variants explain, 0…1.
-    public var explainedShare: Double
-    /// The variants the period shows (empty: erased).
-    public var variants: VariantSet
-}
-
-/// A leak's periods read, and how they became decisions.
-public struct VariantReadings: Sendable {
-    /// A variant counts as shown when its share is at least this part of the leak's strength.
-    public static let shownShare = 0.25
-    /// A period whose shares add up to less than this part of the leak's strength shows none.
-    public static let presentShare = 0.35
-    /// A leak whose typical period shows less than this share of the layer has no variant layer in it.
-    public static let leastStrength = 0.2
-    /// A period whose variants can show less than this part of the typical energy (a white mark on
-    /// a white slide) is erased: its shares mean little.
-    public static let leastPatternEnergy = 0.1
-
-    public var periods: [VariantReading]
-    /// The model blur (analysis pixels) that explained the leak best.
-    public var modelBlurRadius: Int
-    /// The leak's typical total share: how strongly the variant layer survives in it.
-    public var strength: Double
-
-    /// The decision for one period from its shares (docs/variant-marks.md §5).
-    static func decide(shares: [Double], strength: Double, patternEnergyShare: Double) -> VariantSet {
-        guard strength >= leastStrength, patternEnergyShare >= leastPatternEnergy,
-              shares.reduce(0, +) >= presentShare * strength else { return .erased }
-        return VariantSet(shares.indices.filter { shares[$0] >= shownShare * strength })
-    }
-
-    /// What positions `positions` of the code show: a period not read is erased.
-    public func observations(_ positions: Range<Int>) -> [VariantSet] {
-        var byPeriod: [Int: VariantSet] = [:]
-        for reading in periods { byPeriod[reading.period] = reading.variants }
-        return positions.map { byPeriod[$0] ?? .erased }
-    }
-}
-
-/// Non-negative least squares for a handful of unknowns: the unconstrained fit on every support
-/// (subset of unknowns), keeping the best whose solution is non-negative — the NNLS optimum lies
-/// on one of them. q ≤ 8 variants: at most 255 systems of at most 8 unknowns.
-enum NonNegativeLeastSquares {
-    /// The β ≥ 0 minimising βᵀGβ − 2bᵀβ.
-    static func solve(gram: [[Double]], projections: [Double]) -> [Double] {
-        let q = projections.count
-        var best = [Double](repeating: 0, count: q), bestGain = 0.0
-        for support in 1..<(1 << q) {
-            let members = (0..<q).filter { support & (1 << $0) != 0 }
-            let matrix = members.map { k in members.map { gram[k][$0] } }
-            guard let solution = solveLinear(matrix, members.map { projections[$0] }), solution.allSatisfy({ $0 >= 0 }) else { continue }
-            // At the fit on a support, the objective's improvement is bᵀβ.
-            let gain = zip(members, solution).reduce(0) { $0 + projections[$1.0] * $1.1 }
-            if gain > bestGain {
-                bestGain = gain
-                best = [Double](repeating: 0, count: q)
-                for (k, value) in zip(members, solution) { best[k] = value }
-            }
-        }
-        return best
-    }
-
-    /// Gaussian elimination with partial pivoting; nil when the matrix is (nearly) singular.
-    static func solveLinear(_ a: [[Double]], _ b: [Double]) -> [Double]? {
-        let n = b.count
-        var m = a, v = b
-        let scale = a.indices.map { abs(a[$0][$0]) }.max() ?? 0
-        guard scale > 0 else { return nil }
-        for column in 0..<n {
-            let pivot = (column..<n).max { abs(m[$0][column]) < abs(m[$1][column]) }!
-            guard abs(m[pivot][column]) > 1e-9 * scale else { return nil }
-            m.swapAt(column, pivot); v.swapAt(column, pivot)
-            for row in (column + 1)..<n {
-                let factor = m[row][column] / m[column][column]
-                for k in column..<n { m[row][k] -= factor * m[column][k] }
-                v[row] -= factor * v[column]
-            }
-        }
-        var x = [Double](repeating: 0, count: n)
-        for row in (0..<n).reversed() {
-            var sum = v[row]
-            for k in (row + 1)..<n { sum -= m[row][k] * x[k] }
-            x[row] = sum / m[row][row]
-        }
-        return x
     }
 }
