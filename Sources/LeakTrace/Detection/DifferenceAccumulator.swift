@@ -64,20 +64,23 @@ public final class DifferenceAccumulator {
         let smoothed = pairs.map { $0.leak.boxBlurred(radius: 1) }
         var medians: [Float] = []
         var blurred = warped
-        var chosen: (passes: Int, differences: [[Float]])?
+        // The pass with the least median so far, and its differences (pass 0 until one beats it).
+        var chosen: (passes: Int, differences: [[Float]]) = (0, [])
+        var least = Float.infinity
         for passes in 0...maximumBlurPasses {
             if passes > 0 { blurred = blurred.map { $0.boxBlurred(radius: 1) } }
             let current = zip(smoothed, blurred).map { plain.difference(smoothedLeak: $0, warpedOriginal: $1) }
             var all: [Float] = []
             for difference in current { for i in stride(from: 0, to: difference.count, by: 3) where plain.mask[i] { all.append(difference[i]) } }
-            medians.append(DifferenceMaps.median(all))
-            if passes == 0 || medians[passes] < medians[..<passes].min()! { chosen = (passes, current) }
+            let median = DifferenceMaps.median(all)
+            medians.append(median)
+            if passes == 0 || median < least { chosen = (passes, current) }
+            least = min(least, median)
             // Past the best the differences grow again; stop once clearly past it.
-            if passes >= 2, medians[passes] > 1.1 * medians.min()! { break }
+            if passes >= 2, median > 1.1 * least { break }
         }
-        let least = medians.min()!
-        let passes = medians.firstIndex { $0 <= least * 1.02 + 0.05 } ?? chosen!.passes
-        let final = passes == chosen!.passes ? chosen!.differences
+        let passes = medians.firstIndex { $0 <= least * 1.02 + 0.05 } ?? chosen.passes
+        let final = passes == chosen.passes ? chosen.differences
             : zip(smoothed, warped).map { leak, original in
                 var blurredOriginal = original
                 for _ in 0..<passes { blurredOriginal = blurredOriginal.boxBlurred(radius: 1) }

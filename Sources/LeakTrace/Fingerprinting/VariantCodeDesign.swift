@@ -70,7 +70,7 @@ public enum VariantCodeDesign {
             case .worst:
                 // Symbols held, most-held first (ties in random order: the coalition cannot tell them apart).
                 let held = Dictionary(symbols.map { ($0, 1) }, uniquingKeysWith: +)
-                let ranked = held.keys.map { ($0, held[$0]!, random.next()) }.sorted { ($1.1, $1.2) < ($0.1, $0.2) }
+                let ranked = held.map { ($0.key, $0.value, random.next()) }.sorted { ($1.1, $1.2) < ($0.1, $0.2) }
                 let pattern = ranked.map(\.1)
                 let choices = (1..<(1 << ranked.count)).map { choice in
                     coalition(VariantSet(ranked.indices.filter { choice & (1 << $0) != 0 }.map { ranked[$0].0 }))

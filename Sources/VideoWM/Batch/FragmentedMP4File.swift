@@ -44,8 +44,8 @@ final class FragmentedMP4File: PresentationStorage {
         guard let initialization else { preconditionFailure("a presentation needs its initialization") }
         precondition(parts.keys.sorted() == Array(0..<parts.count), "every segment stored")
         try output.write(initialization)
-        for k in 0..<parts.count {
-            switch parts[k]! {
+        for (_, part) in parts.sorted(by: { $0.key < $1.key }) {
+            switch part {
             case .own(let bytes):
                 try output.write(bytes)
             case .shared(let path):

@@ -56,16 +56,16 @@ public final class LadderRow {
     /// The media playlist of rendition `id`: `initializationURI` names its initialization segment
     /// (ignored for subtitles), `segmentURI` each segment (content names after writing, a server's
     /// URLs before).
-    public func mediaPlaylist(rendition id: String, initializationURI: String?, segmentURI: (LadderSegment) -> String) -> String {
+    public func mediaPlaylist(rendition id: String, initializationURI: String?, segmentURI: (LadderSegment) throws -> String) rethrows -> String {
         let segments = self.segments(of: id)
         switch lecture.rendition(id, of: [.video, .audio, .subtitles]).kind {
         case .subtitles:
-            return SubtitlePlaylist(segments: segments.map { SubtitlePlaylist.Segment(uri: segmentURI($0), duration: $0.duration) },
+            return SubtitlePlaylist(segments: try segments.map { SubtitlePlaylist.Segment(uri: try segmentURI($0), duration: $0.duration) },
                                     targetDurationSeconds: lecture.targetDurationSeconds).text
         case .video, .audio:
             guard let initializationURI else { preconditionFailure("an fMP4 rendition's playlist names its initialization segment") }
             return MediaPlaylist(initializationURI: initializationURI,
-                                 segments: segments.map { MediaPlaylist.Segment(uri: segmentURI($0), duration: $0.duration) },
+                                 segments: try segments.map { MediaPlaylist.Segment(uri: try segmentURI($0), duration: $0.duration) },
                                  independentSegments: true).text
         }
     }
@@ -76,11 +76,11 @@ public final class LadderRow {
     /// exists (a server's): every segment at its measured size when the lecture has measured it
     /// and it is shared, else at what its encoder's decoder-buffer cap allows (renditions-api.md
     /// "Declared rates"). Never below the rates of the segments this row's render makes.
-    public func declaredBitRates(of id: String) -> SegmentBitRates {
+    public func declaredBitRates(of id: String) throws -> SegmentBitRates {
         let rendition = lecture.rendition(id, of: [.video, .audio, .subtitles])
         if rendition.kind != .subtitles { try? lecture.measureCopiedSegments() }
         if rendition.kind == .subtitles {
-            return measured(id, sizes: lecture.captionSegments[id]!.map(\.bytes.count))
+            return measured(id, sizes: try lecture.captions(of: id).map(\.bytes.count))
         }
         let known = lecture.measuredSizes(of: id)
         let segments = self.segments(of: id)
@@ -134,8 +134,8 @@ public final class LadderRow {
     /// The multivariant playlist: `uri` names each rendition's media playlist; `bitRates` gives
     /// each rendition's measured rates (a batch, after writing), nil declares them
     /// (`declaredBitRates`). Throws only when an initialization segment (read for `CODECS`) cannot be made.
-    public func multivariantPlaylist(uri: (LadderRendition) -> String, bitRates: ((LadderRendition) -> SegmentBitRates)? = nil) throws -> String {
-        let rates = bitRates ?? { self.declaredBitRates(of: $0.id) }
+    public func multivariantPlaylist(uri: (LadderRendition) throws -> String, bitRates: ((LadderRendition) throws -> SegmentBitRates)? = nil) throws -> String {
+        let rates = bitRates ?? { try self.declaredBitRates(of: $0.id) }
         var media: [MultivariantPlaylist.Rendition] = []
         var audioCodecs: [String] = []
         let audio = lecture.renditions.filter { $0.kind == .audio }
@@ -144,22 +144,22 @@ public final class LadderRow {
             let tracks = InitializationTrack.tracks(ofInitializationSegment: try lecture.initializationSegment(of: rendition.id)) ?? []
             if let codec = tracks.first(where: { $0.kind == .audio })?.codec, !audioCodecs.contains(codec) { audioCodecs.append(codec) }
             media.append(.init(kind: .audio, groupID: MultivariantPlaylist.audioGroupID, language: rendition.language ?? "und", name: rendition.name,
-                               isDefault: n == 0, channels: rendition.channels, uri: uri(rendition)))
+                               isDefault: n == 0, channels: rendition.channels, uri: try uri(rendition)))
         }
         for rendition in subtitles {
             media.append(.init(kind: .subtitles, groupID: MultivariantPlaylist.subtitlesGroupID, language: rendition.language ?? "und",
-                               name: rendition.name, isDefault: false, uri: uri(rendition)))
+                               name: rendition.name, isDefault: false, uri: try uri(rendition)))
         }
-        let companions = SegmentBitRates.largest(audio.map(rates)) + SegmentBitRates.largest(subtitles.map(rates))
+        let companions = SegmentBitRates.largest(try audio.map(rates)) + SegmentBitRates.largest(try subtitles.map(rates))
         var variants: [MultivariantPlaylist.Variant] = []
         for rendition in lecture.renditions where rendition.kind == .video {
             let tracks = InitializationTrack.tracks(ofInitializationSegment: try lecture.initializationSegment(of: rendition.id)) ?? []
             let videoCodec = tracks.first { $0.kind == .video }?.codec
-            let total = rates(rendition) + companions
+            let total = try rates(rendition) + companions
             variants.append(.init(bandwidth: total.peak, averageBandwidth: total.average, codecs: (videoCodec.map { [$0] } ?? []) + audioCodecs,
                                   width: rendition.video?.width, height: rendition.video?.height, frameRate: lecture.frameRate,
                                   audioGroup: audio.isEmpty ? nil : MultivariantPlaylist.audioGroupID,
-                                  subtitlesGroup: subtitles.isEmpty ? nil : MultivariantPlaylist.subtitlesGroupID, uri: uri(rendition)))
+                                  subtitlesGroup: subtitles.isEmpty ? nil : MultivariantPlaylist.subtitlesGroupID, uri: try uri(rendition)))
         }
         return MultivariantPlaylist(renditions: media, variants: variants, independentSegments: true).text
     }

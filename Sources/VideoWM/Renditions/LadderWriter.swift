@@ -75,10 +75,10 @@ enum LadderWriter {
                 let someoneUnmarked = active.contains { !students[$0].row.marked[k] }
                 var asked = Set<Int>()
                 for id in videoIDs where shared.segments[id]?[k] == nil && (someoneUnmarked || (k == 0 && shared.initializations[id] == nil)) {
-                    asked.insert(sharedRow[id]!)
+                    asked.insert(try sharedRow.entry(id, "the shared row of rendition \(id)"))
                 }
                 for id in audioIDs where shared.segments[id]?[k] == nil || (k == 0 && shared.initializations[id] == nil) {
-                    asked.insert(sharedRow[id]!)
+                    asked.insert(try sharedRow.entry(id, "the shared row of rendition \(id)"))
                 }
                 for s in active where students[s].row.marked[k] {
                     for (_, n) in studentRow[s] ?? [:] { asked.insert(n) }
@@ -86,10 +86,11 @@ enum LadderWriter {
                 let made = try maker.render(segment: k, seeking: false, keepingPackets: k == 0, only: asked)
                 // The lecture's files: a failure here is the input's, every student's.
                 for id in videoIDs + audioIDs {
-                    guard let result = made[sharedRow[id]!] else { continue }
+                    let row = try sharedRow.entry(id, "the shared row of rendition \(id)")
+                    guard let result = made[row] else { continue }
                     let segment = try result.get()
                     if k == 0 && shared.initializations[id] == nil {
-                        let bytes = try rows[sharedRow[id]!].initializationSegment(firstSegmentPackets: segment.packets).bytes
+                        let bytes = try rows[row].initializationSegment(firstSegmentPackets: segment.packets).bytes
                         lecture.remember(initialization: bytes, of: id)
                         shared.initializations[id] = try publishShared(bytes, id: id, kind: .initialization)
                     }
@@ -103,7 +104,7 @@ enum LadderWriter {
                     }
                 }
                 for id in captionIDs where shared.segments[id]?[k] == nil {
-                    let bytes = lecture.captionSegments[id]![k].bytes
+                    let bytes = try lecture.captions(of: id)[k].bytes
                     shared.segments[id, default: [:]][k] = (try publishShared(bytes, id: id, kind: .captions), bytes.count)
                 }
                 for s in active {
@@ -126,8 +127,8 @@ enum LadderWriter {
             // The shared playlists (audio, captions), once every segment they list is there.
             let sampleRow = students[active.first ?? 0].row
             for id in audioIDs + captionIDs where shared.playlists[id] == nil {
-                let text = sampleRow.mediaPlaylist(rendition: id, initializationURI: shared.initializations[id],
-                                                   segmentURI: { shared.segments[id]![$0.index]!.name })
+                let text = try sampleRow.mediaPlaylist(rendition: id, initializationURI: shared.initializations[id],
+                                                   segmentURI: { try shared.segments.entry(id, "shared segments of rendition \(id)").entry($0.index, "shared segment \($0.index) of rendition \(id)").name })
                 shared.playlists[id] = try publishShared(Array(text.utf8), id: id, kind: .playlist)
             }
             for s in active {
@@ -137,24 +138,29 @@ enum LadderWriter {
                     var rates: [String: SegmentBitRates] = [:]
                     for id in videoIDs {
                         let segments = student.row.segments(of: id)
-                        func file(_ segment: LadderSegment) -> (uri: String, size: Int) {
+                        func file(_ segment: LadderSegment) throws -> (uri: String, size: Int) {
                             if segment.isShared, let known = shared.segments[id]?[segment.index] { return (student.folder.uri(shared: known.name), known.size) }
-                            let mine = own[s][id]![segment.index]!
+                            let mine = try own[s].entry(id, "student \(s)'s segments of rendition \(id)").entry(segment.index, "student \(s)'s segment \(segment.index) of rendition \(id)")
                             return (student.folder.uri(own: mine.name), mine.size)
                         }
-                        let text = student.row.mediaPlaylist(rendition: id, initializationURI: student.folder.uri(shared: shared.initializations[id]!),
-                                                             segmentURI: { file($0).uri })
+                        let initialization = try shared.initializations.entry(id, "the initialization segment of rendition \(id)")
+                        let text = try student.row.mediaPlaylist(rendition: id, initializationURI: student.folder.uri(shared: initialization),
+                                                                 segmentURI: { try file($0).uri })
                         playlistNames[id] = try student.folder.publishOwn(Array(text.utf8), rendition: id, kind: .playlist).name
-                        rates[id] = SegmentBitRates(segments: segments.map { .init(bytes: file($0).size, duration: $0.duration) },
+                        rates[id] = SegmentBitRates(segments: try segments.map { .init(bytes: try file($0).size, duration: $0.duration) },
                                                     targetDurationSeconds: lecture.targetDurationSeconds)
                     }
                     for id in audioIDs + captionIDs {
-                        let sizes = student.row.segments(of: id).map { SegmentBitRates.Sample(bytes: shared.segments[id]![$0.index]!.size, duration: $0.duration) }
+                        let sizes = try student.row.segments(of: id).map { segment in
+                            SegmentBitRates.Sample(bytes: try shared.segments.entry(id, "shared segments of rendition \(id)")
+                                .entry(segment.index, "shared segment \(segment.index) of rendition \(id)").size, duration: segment.duration)
+                        }
                         rates[id] = SegmentBitRates(segments: sizes, targetDurationSeconds: lecture.targetDurationSeconds)
                     }
                     let text = try student.row.multivariantPlaylist(uri: { rendition in
-                        rendition.kind == .video ? student.folder.uri(own: playlistNames[rendition.id]!) : student.folder.uri(shared: shared.playlists[rendition.id]!)
-                    }, bitRates: { rates[$0.id]! })
+                        rendition.kind == .video ? student.folder.uri(own: try playlistNames.entry(rendition.id, "the playlist of rendition \(rendition.id)"))
+                                                  : student.folder.uri(shared: try shared.playlists.entry(rendition.id, "the shared playlist of rendition \(rendition.id)"))
+                    }, bitRates: { try rates.entry($0.id, "the rates of rendition \($0.id)") })
                     try student.folder.commit(multivariant: text)
                 } catch let error as InterruptedError {
                     throw error
@@ -176,8 +182,8 @@ enum LadderWriter {
         let rows = try ids.map { try lecture.sharedRow($0) }
         let maker = try SegmentMaker(source: lecture.source, plan: lecture.plan, rows: rows)
         for k in 0..<lecture.plan.segmentCount {
-            let made = try maker.render(segment: k, seeking: false, keepingPackets: false, only: nil)
-            for (n, id) in ids.enumerated() { try onSegment(id, k, try made[n]!.get().segment.bytes) }
+            let made = try maker.render(segment: k, seeking: false, keepingPackets: false)
+            for (n, id) in ids.enumerated() { try onSegment(id, k, try made[n].get().segment.bytes) }
         }
     }
 }

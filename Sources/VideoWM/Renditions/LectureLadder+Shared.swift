@@ -24,7 +24,7 @@ extension LectureLadder {
         precondition(plan.cuts.indices.contains(index), "segment \(index) of a ladder of \(plan.segmentCount)")
         let bytes: [UInt8]
         switch rendition.kind {
-        case .subtitles: bytes = captionSegments[id]![index].bytes
+        case .subtitles: bytes = try captions(of: id)[index].bytes
         case .video, .audio: bytes = try sharedRow(id).render(segment: index).bytes
         }
         remember(size: bytes.count, of: id, segment: index)
@@ -47,7 +47,7 @@ extension LectureLadder {
         let ids = renditions.filter { $0.kind != .subtitles }.map(\.id)
         try LadderWriter.makeShared(of: self, renditions: ids) { id, k, bytes in self.remember(size: bytes.count, of: id, segment: k) }
         for id in renditions.filter({ $0.kind == .subtitles }).map(\.id) {
-            for (k, segment) in captionSegments[id]!.enumerated() { remember(size: segment.bytes.count, of: id, segment: k) }
+            for (k, segment) in try captions(of: id).enumerated() { remember(size: segment.bytes.count, of: id, segment: k) }
         }
     }
 
@@ -57,5 +57,10 @@ extension LectureLadder {
             .filter { measuredSizes(of: $0).count < plan.segmentCount }
         guard !cheap.isEmpty else { return }
         try LadderWriter.makeShared(of: self, renditions: cheap) { id, k, bytes in self.remember(size: bytes.count, of: id, segment: k) }
+    }
+
+    /// The WebVTT segments of subtitle rendition `id`.
+    func captions(of id: String) throws -> [WebVTTSegments.Segment] {
+        try captionSegments.entry(id, "caption segments of rendition \(id)")
     }
 }

@@ -128,8 +128,9 @@ public final class LectureLadder: @unchecked Sendable {
             // Players list renditions by name: a stream without title or language is "Audio".
             var name = title.flatMap { $0.isEmpty ? nil : String($0.prefix(64)) } ?? LanguageTag.name(of: language)
                 ?? (language == "und" ? "Audio" : language)
-            audioNames[name, default: 0] += 1
-            if audioNames[name]! > 1 { name += " (\(audioNames[name]!))" }
+            let seen = audioNames[name, default: 0] + 1
+            audioNames[name] = seen
+            if seen > 1 { name += " (\(seen))" }
             let id = LadderRendition.uniqueID("audio-" + LadderRendition.idPart(language: language), taken: &taken)
             renditions.append(LadderRendition(id: id, kind: .audio, name: name, language: language, channels: stream.channelCount))
             audio[id] = t

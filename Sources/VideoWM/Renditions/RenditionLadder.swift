@@ -258,7 +258,8 @@ public enum StandardBitRates {
             let last = points[points.count - 1]
             kilobits = last.kilobits * pixels / last.pixels
         } else {
-            let upper = points.firstIndex { $0.pixels >= pixels }!
+            // Between the first and the last point, so some point lies at or above it.
+            let upper = points.firstIndex { $0.pixels >= pixels } ?? points.count - 1
             let a = points[upper - 1], b = points[upper]
             kilobits = a.kilobits + (b.kilobits - a.kilobits) * (pixels - a.pixels) / (b.pixels - a.pixels)
         }

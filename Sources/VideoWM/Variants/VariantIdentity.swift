@@ -20,8 +20,8 @@ extension WatermarkConfig {
     public func variantStudent(variables: [String: String]) -> String? {
         guard let variants = variantLayer?.variants else { return nil }
         if let template = variants.student { return template.render(variables) }
-        return variables.keys.sorted().map { name in
-            let value = variables[name]!.replacingOccurrences(of: "\\", with: "\\\\")
+        return variables.sorted { $0.key < $1.key }.map { name, raw in
+            let value = raw.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
             return "\(name)=\(value)"
         }.joined(separator: "\n")

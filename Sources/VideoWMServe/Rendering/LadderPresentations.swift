@@ -105,8 +105,8 @@ final class LadderStudent: StudentPresentation, @unchecked Sendable {
     func ownership(of resource: ResourceName) -> ResourceOwnership? {
         guard let rendition = rendition(resource.rendition) else { return nil }
         if resource.file == "init.mp4" { return rendition.kind == .subtitles ? nil : .shared }
-        guard let index = segmentIndex(resource.file, of: rendition) else { return nil }
-        return segments[rendition.id]![index].isShared ? .shared : .student
+        guard let index = segmentIndex(resource.file, of: rendition), let segment = segments[rendition.id]?[index] else { return nil }
+        return segment.isShared ? .shared : .student
     }
 
     func nextOwnResource(in id: String, after file: String?) -> ResourceName? {
@@ -121,7 +121,8 @@ final class LadderStudent: StudentPresentation, @unchecked Sendable {
             preconditionFailure("render of \(resource), which the presentation does not list")
         }
         if resource.file == "init.mp4" { return try lecture.ladder.initializationSegment(of: rendition.id) }
-        let index = segmentIndex(resource.file, of: rendition)!
+        // `ownership` found the index already; init.mp4 is the one resource without one.
+        guard let index = segmentIndex(resource.file, of: rendition) else { preconditionFailure("render of \(resource), which has no segment index") }
         switch ownership {
         case .shared: return try lecture.ladder.sharedSegment(of: rendition.id, index: index)
         case .student: return try withRow { try $0.render(rendition: rendition.id, segment: index) }
