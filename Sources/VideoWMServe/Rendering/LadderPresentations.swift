@@ -53,9 +53,7 @@ final class LadderStudent: StudentPresentation, @unchecked Sendable {
     let variables: [String: String]
     /// Per rendition id, its segments with whose each is.
     let segments: [String: [LadderSegment]]
-    private let lock = NSLock()
-    private var idle: [LadderRow]
-    static let idleRows = 2
+    private let rows: RowLending<LadderRow>
 
     init(lecture: LadderLecture, variables: [String: String]) throws {
         self.lecture = lecture
@@ -64,14 +62,10 @@ final class LadderStudent: StudentPresentation, @unchecked Sendable {
         var segments: [String: [LadderSegment]] = [:]
         for rendition in lecture.ladder.renditions { segments[rendition.id] = row.segments(of: rendition.id) }
         self.segments = segments
-        idle = [row]
+        rows = RowLending(first: row) { try lecture.makeRow(variables: variables) }
     }
 
-    private func withRow<T>(_ body: (LadderRow) throws -> T) throws -> T {
-        let lent = try lock.withLock({ idle.popLast() }) ?? lecture.makeRow(variables: variables)
-        defer { lock.withLock { if idle.count < Self.idleRows { idle.append(lent) } } }
-        return try body(lent)
-    }
+    private func withRow<T>(_ body: (LadderRow) throws -> T) throws -> T { try rows.with(body) }
 
     private func rendition(_ id: String) -> LadderRendition? { lecture.ladder.rendition(id) }
 

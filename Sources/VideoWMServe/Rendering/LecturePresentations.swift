@@ -124,9 +124,7 @@ final class StudentRows: StudentPresentation, @unchecked Sendable {
     let variables: [String: String]
     let segments: [RowSegment]
     let rendering: PresentationRendering
-    private let lock = NSLock()
-    private var idle: [PresentationRow]
-    static let idleRows = 2
+    private let rows: RowLending<PresentationRow>
 
     init(lecture: PresentationLecture, variables: [String: String]) throws {
         self.lecture = lecture
@@ -134,7 +132,7 @@ final class StudentRows: StudentPresentation, @unchecked Sendable {
         let row = try lecture.makeRow(variables: variables)
         segments = row.segments
         rendering = row.rendering
-        idle = [row]
+        rows = RowLending(first: row) { try lecture.makeRow(variables: variables) }
     }
 
     private var rendition: String { PresentationLecture.rendition }
@@ -143,13 +141,7 @@ final class StudentRows: StudentPresentation, @unchecked Sendable {
     /// video (its sample description the same for all); a full render's is the row's own.
     private var initializationOwnership: ResourceOwnership { rendering == .encoded ? .student : .shared }
 
-    private func withRow<T>(_ body: (PresentationRow) throws -> T) throws -> T {
-        let lent = try lock.withLock({ idle.popLast() }) ?? lecture.makeRow(variables: variables)
-        defer {
-            lock.withLock { if idle.count < Self.idleRows { idle.append(lent) } }
-        }
-        return try body(lent)
-    }
+    private func withRow<T>(_ body: (PresentationRow) throws -> T) throws -> T { try rows.with(body) }
 
     func masterPlaylist(mediaPlaylistURI: (String) -> String, resourceURI: (ResourceName, ResourceOwnership) -> String) -> MasterPlaylist {
         MasterPlaylist(text: playlist(uri: resourceURI), mediaPlaylistOf: rendition)
