@@ -27,6 +27,28 @@ struct RenderPoolTests {
         return group
     }
 
+    /// A student's playlist (preparing their presentation) does not queue behind other students'
+    /// renders, and renders a request waits for go before renders ahead.
+    @Test func preparationsGoFirstAndRendersAheadLast() throws {
+        struct Stop: Error {}
+        let pool = RenderPool(workers: 1, queueLimit: 8)
+        defer { pool.shutDown(failingQueuedWith: Stop()) }
+        let gate = DispatchSemaphore(value: 0)
+        let order = Statuses()
+        pool.submit(key: "busy", priority: .request, work: { gate.wait(); return 0 })
+        for _ in 0..<2000 where pool.busyWorkers == 0 { usleep(1000) }
+        let jobs: [(String, RenderPool.Priority)] = [("ahead", .ahead), ("render", .request), ("prepare", .preparation),
+                                                     ("render 2", .request), ("prepare 2", .preparation)]
+        for (key, priority) in jobs {
+            pool.submit(key: key, priority: priority, work: { order.add(key); return 0 })
+        }
+        // Joining a queued job with a more urgent priority moves it up.
+        pool.submit(key: "ahead", priority: .preparation, work: { order.add("joined"); return 0 })
+        gate.signal()
+        #expect(pool.waitUntilIdle(seconds: 10))
+        #expect(order.all == ["prepare", "prepare 2", "ahead", "render", "render 2"])
+    }
+
     @Test func concurrentRequestsAcrossTwoServersOnOneCacheRenderOnce() throws {
         let indexer = TestIndexer(gated: true)
         let fixture = try ServeFixture(indexer: indexer)
@@ -185,6 +207,57 @@ struct RenderPoolTests {
         #expect(fields[2] == "HTTP/1.1 431" || fields[2] == "closed")
         #expect((Double(fields[3]) ?? 99) < 0.5)        // the others were answered at once meanwhile
         #expect(fields[4] == "True\n" || fields[4] == "True")
+        #expect(try fixture.get("/metrics").text.contains("videowm_slow_header_cutoffs_total 1"))
+    }
+
+    /// A kept-alive connection silent between requests for longer than the header deadline (a
+    /// player with a full buffer, a client waiting out a 503's Retry-After) keeps being served:
+    /// only a header that takes too long once it has begun is cut off, on a new connection or a
+    /// kept-alive one.
+    @Test func aSilentKeptAliveConnectionIsNotASlowHeader() throws {
+        var http = HTTPDaemon.Settings()
+        http.headerDeadlineSeconds = 1
+        let fixture = try ServeFixture(http: http)
+        let script = """
+        import socket, sys, time
+        port = int(sys.argv[1])
+        def answer(s):
+            data = b""
+            while b"\\r\\n\\r\\n" not in data:
+                chunk = s.recv(4096)
+                if not chunk: return "closed"
+                data += chunk
+            head, _, body = data.partition(b"\\r\\n\\r\\n")
+            length = int([l.split(b":")[1] for l in head.split(b"\\r\\n") if l.lower().startswith(b"content-length")][0])
+            while len(body) < length: body += s.recv(4096)
+            return head.split(b"\\r\\n")[0].decode()
+        s = socket.create_connection(("127.0.0.1", port))
+        request = b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+        s.sendall(request)
+        first = answer(s)
+        time.sleep(3)
+        s.sendall(request)
+        second = answer(s)
+        time.sleep(2.5)
+        start = time.time()
+        try:
+            for ch in request:
+                s.send(bytes([ch]))
+                time.sleep(0.25)
+                if time.time() - start > 8: break
+            third = answer(s)
+        except OSError:
+            third = "closed"
+        print(first.replace(" ", "_"), second.replace(" ", "_"), third.replace(" ", "_"), round(time.time() - start, 1))
+        """
+        let output = try ServeFixture.run("/usr/bin/env", ["python3", "-c", script, String(fixture.server.port)])
+        let fields = output.split(whereSeparator: \.isWhitespace).map(String.init)
+        #expect(fields.count == 4, "\(output)")
+        guard fields.count == 4 else { return }
+        #expect(fields[0] == "HTTP/1.1_200_OK")
+        #expect(fields[1] == "HTTP/1.1_200_OK")      // three silent seconds, three deadlines: still served
+        #expect(fields[2] == "closed")               // the slow header after the silence is cut off
+        #expect((Double(fields[3]) ?? 99) < 3)       // near the 1-s deadline from its first byte, not after its 5 s
         #expect(try fixture.get("/metrics").text.contains("videowm_slow_header_cutoffs_total 1"))
     }
 
