@@ -6,6 +6,10 @@ import Foundation
 /// - Jobs are keyed: a job submitted while one with the same key is queued or running waits
 ///   for that one instead of running again (request collapsing within the process; across
 ///   processes the cache's file locks do the same).
+/// - Jobs wait in order of priority, then arrival: preparing a presentation (indexing a lecture,
+///   binding a student: what their playlist waits for, and short once the lecture is indexed)
+///   before renders a request waits for, before renders ahead. A student starting to play is
+///   not queued behind every other student's segments.
 /// - At most `queueLimit` jobs wait. A request's job that finds the queue full is refused
 ///   (the caller answers 503 with Retry-After), after the queue has made room by dropping a
 ///   render-ahead job if it holds one: rendering ahead never costs a student a 503.
@@ -13,7 +17,11 @@ import Foundation
 ///   gone (a client that disconnected) costs nothing: the job finishes and its result is
 ///   kept where the job keeps it (the cache).
 public final class RenderPool: @unchecked Sendable {
-    public enum Priority: Sendable { case request, ahead }
+    /// Most urgent first.
+    public enum Priority: Int, Sendable, Comparable {
+        case preparation, request, ahead
+        public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+    }
     public enum Admission: Sendable, Equatable { case accepted, full }
 
     public typealias Outcome = Result<any Sendable, any Error>
@@ -67,8 +75,8 @@ public final class RenderPool: @unchecked Sendable {
         defer { wake.unlock() }
         if let existing = byKey[key] {
             if let completion { existing.waiters.append(completion) }
-            if priority == .request && existing.priority == .ahead {
-                existing.priority = .request
+            if priority < existing.priority {
+                existing.priority = priority
                 if let index = queued.firstIndex(where: { $0 === existing }) {
                     queued.remove(at: index)
                     insert(existing)
@@ -78,7 +86,7 @@ public final class RenderPool: @unchecked Sendable {
         }
         guard accepting else { return .full }
         if queued.count >= queueLimit {
-            guard priority == .request, let ahead = queued.lastIndex(where: { $0.priority == .ahead }) else { return .full }
+            guard priority < .ahead, let ahead = queued.lastIndex(where: { $0.priority == .ahead }) else { return .full }
             let dropped = queued.remove(at: ahead)
             byKey[dropped.key] = nil
         }
@@ -90,10 +98,10 @@ public final class RenderPool: @unchecked Sendable {
         return .accepted
     }
 
-    /// Request jobs in arrival order, before every render-ahead job.
+    /// After every job as urgent or more, before the first less urgent one.
     private func insert(_ job: Job) {
-        if job.priority == .request, let firstAhead = queued.firstIndex(where: { $0.priority == .ahead }) {
-            queued.insert(job, at: firstAhead)
+        if let firstLater = queued.firstIndex(where: { job.priority < $0.priority }) {
+            queued.insert(job, at: firstLater)
         } else {
             queued.append(job)
         }

@@ -115,7 +115,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         if entry.readyIndex != nil, let presentation = entry.cachedPresentation(student: student) {
             return answer(request, presentation)
         }
-        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", forFile: false, work: { [indexer, metrics, log] in
+        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", priority: .preparation, forFile: false, work: { [indexer, metrics, log] in
             let index: any IndexedLecture
             do {
                 index = try entry.index(with: indexer) { outcome in
@@ -201,7 +201,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
                 return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
             }
             metrics.cacheMiss()
-            return deferred(key: key, forFile: true, work: { [self] in try produce(key, resource, ownership, presentation, request) }) { [self] outcome, deliver in
+            return deferred(key: key, priority: .request, forFile: true, work: { [self] in try produce(key, resource, ownership, presentation, request) }) { [self] outcome, deliver in
                 switch outcome {
                 case .success(let value):
                     guard let file = value as? OpenFile else { preconditionFailure("a render job returns a file") }
@@ -265,7 +265,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 
     /// An answer that waits for a pool job under `key` (`forFile`: one making a file); a full
     /// queue answers 503 at once.
-    private func deferred(key: String, forFile: Bool, work: @escaping @Sendable () throws -> any Sendable,
+    private func deferred(key: String, priority: RenderPool.Priority, forFile: Bool, work: @escaping @Sendable () throws -> any Sendable,
                           then: @escaping @Sendable (RenderPool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
         .later(DeferredResponse { [self] deliver in
             let delivery = Delivery(forFile: forFile, deliver)
@@ -273,7 +273,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             let guarded: @Sendable (HTTPResponse) -> Void = { [weak self] response in
                 if delivery.deliver(response) { self?.lock.withLock { _ = self?.waiting.removeValue(forKey: ObjectIdentifier(delivery)) } }
             }
-            let admission = pool.submit(key: key, priority: .request, work: work) { outcome in then(outcome, guarded) }
+            let admission = pool.submit(key: key, priority: priority, work: work) { outcome in then(outcome, guarded) }
             if admission == .full {
                 metrics.queueFull()
                 guarded(.text(503, "busy", headers: [("Retry-After", retryAfter()), ("Cache-Control", "no-store")] + Self.cors))
