@@ -74,6 +74,47 @@ struct RenderPoolTests {
         #expect(fixture.server.metrics.renderCount(.student) + second.metrics.renderCount(.student) == 1)
     }
 
+    @Test func aSegmentsVariantsAreRenderedOnceWhicheverIsAskedForAcrossTwoServers() throws {
+        let indexer = TestIndexer(gated: true)
+        let fixture = try ServeFixture(indexer: indexer)
+        let second = try fixture.start()
+        defer { second.drain(seconds: 1) }
+        defer { indexer.gate?.openForever() }
+        // No own segments (nothing rendered ahead); Ada lists variant 0 of the group, Bob variant 2.
+        let tokens = try fixture.tokens(["{'lecture': 'intro', 'vars': {'email': 'ada@example.com', 'marked': '', 'variant': '0'}, 'exp': now + 600}",
+                                         "{'lecture': 'intro', 'vars': {'email': 'bob@example.com', 'marked': '', 'variant': '2'}, 'exp': now + 600}"])
+        let master = try fixture.get("/v1/intro/master.m3u8?token=\(tokens[0])")
+        let revision = try #require(ServeFixture.uris(in: master.text).first?.split(separator: "/").dropFirst(2).first)
+        let uri: @Sendable (Int, String) -> String = { variant, token in "/v1/intro/\(revision)/shared/v0/variant-5-\(variant).m4s?token=\(token)" }
+        let statuses = Statuses()
+        let ports = [fixture.server.port, second.port]
+        let clients = startThreads(8) { index in
+            let asked = index % 4 < 2 ? uri(0, tokens[0]) : uri(2, tokens[1])
+            let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-w", " %{http_code}", "http://127.0.0.1:\(ports[index % 2])" + asked])
+            statuses.add(output ?? "")
+        }
+        // All 8 wait at once (4 on one job, 4 in the other process on the group's lock) before the group may finish:
+        // one busy worker in each process, whichever of the group's files its requests asked for.
+        #expect(fixture.waitFor { fixture.server.requestsWaitingForFiles + second.requestsWaitingForFiles == 8 })
+        let busy = ports.map { port in
+            let metrics = (try? ServeFixture.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/metrics"])) ?? ""
+            return metrics.split(separator: "\n").first { $0.hasPrefix("videowm_render_workers_busy ") }.map { String($0.dropFirst(28)) }
+        }
+        #expect(busy == ["1", "1"], "\(busy)")
+        indexer.gate?.openForever()
+        clients.wait()
+        #expect(statuses.all.filter { $0 == "v0/variant-5-0.m4s shared\n 200" }.count == 4, "\(statuses.all)")
+        #expect(statuses.all.filter { $0 == "v0/variant-5-2.m4s shared\n 200" }.count == 4, "\(statuses.all)")
+        #expect(indexer.renderList == ["v0/segment-5 group"])
+        #expect(fixture.server.metrics.renderCount(.group) + second.metrics.renderCount(.group) == 1)
+        // Every variant is cached; a student gets only the one they list.
+        #expect(try fixture.get(uri(1, tokens[0])).status == 404)
+        #expect(try fixture.get(uri(2, tokens[0])).status == 404)
+        #expect(try fixture.get(uri(2, tokens[1])).status == 200)
+        #expect(FileManager.default.fileExists(atPath: fixture.cacheFolder + "/intro/\(revision)/shared/v0/variant-5-3.m4s"))
+        #expect(indexer.renderList.count == 1)
+    }
+
     final class Statuses: @unchecked Sendable {
         private let lock = NSLock()
         private var values: [String] = []

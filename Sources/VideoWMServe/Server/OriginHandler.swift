@@ -2,7 +2,8 @@ import Foundation
 import VideoWM
 
 // The request handling of `videowm serve`, one route at a time, over 300 lines because
-// authorisation, playlists, cached files and deferred renders share the same few steps.
+// authorisation, playlists, cached files and deferred renders (alone or a render group's)
+// share the same few steps.
 
 /// Answers every request: routes it, authorises it with the token, and serves a playlist, a
 /// cached file, or a render made on a worker while the connection waits (suspended).
@@ -195,16 +196,16 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             guard ownership == asked else { return .now(forbidden) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
             renderAhead(for: request, presentation, in: resource.rendition, after: resource.file)
-            let key = cacheKey(resourceRoute(resource, ownership, request), lecture: request.name)
-            if let file = cache.open(key) {
+            let job = renderJob(resource, ownership, presentation, request)
+            if let file = cache.open(job.fileKey) {
                 metrics.cacheHit()
                 return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
             }
             metrics.cacheMiss()
-            return deferred(key: key, priority: .request, forFile: true, work: { [self] in try produce(key, resource, ownership, presentation, request) }) { [self] outcome, deliver in
+            return deferred(key: job.poolKey, priority: .request, forFile: true, work: job.work) { [self] outcome, deliver in
                 switch outcome {
                 case .success(let value):
-                    guard let file = value as? OpenFile else { preconditionFailure("a render job returns a file") }
+                    guard let file = job.file(in: value) else { preconditionFailure("a render job returns its files") }
                     deliver(fileResponse(file, resource: resource, ownership: ownership, request: request))
                 case .failure(is DrainingError):
                     deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
@@ -225,6 +226,61 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     /// The cache path of a resource: its URL path under /v1/, so every process agrees.
     private func cacheKey(_ route: LectureRoute, lecture: String) -> String {
         String(route.path(lecture: lecture).dropFirst("/v1/".count))
+    }
+
+    /// How a file is made on a worker: alone, under its own cache key, or with the files of its
+    /// render group (a segment's variants), under the group's key, so requests for any member
+    /// join one job (and, across processes, wait on one lock).
+    struct RenderJob: Sendable {
+        /// The file's cache key.
+        let fileKey: String
+        /// The pool's key for the job: the file's, or its group's.
+        let poolKey: String
+        let work: @Sendable () throws -> any Sendable
+        /// The file asked for, from the job's result (a file, or a group's files by key).
+        func file(in value: any Sendable) -> OpenFile? {
+            if let file = value as? OpenFile { return file }
+            return (value as? [String: OpenFile])?[fileKey]
+        }
+    }
+
+    private func renderJob(_ resource: ResourceName, _ ownership: ResourceOwnership, _ presentation: any StudentPresentation,
+                           _ request: Authorised) -> RenderJob {
+        let key = cacheKey(resourceRoute(resource, ownership, request), lecture: request.name)
+        guard let group = presentation.renderGroup(containing: resource) else {
+            return RenderJob(fileKey: key, poolKey: key, work: { [self] in try produce(key, resource, ownership, presentation, request) })
+        }
+        let keys = group.members.map { cacheKey(resourceRoute($0, ownership, request), lecture: request.name) }
+        // One component more than any file's key (RENDITION/GROUP/group): never a file's key or lock.
+        let groupKey = cacheKey(resourceRoute(ResourceName(rendition: group.rendition, file: group.name), ownership, request), lecture: request.name) + "/group"
+        return RenderJob(fileKey: key, poolKey: groupKey, work: { [self] in
+            try produceGroup(groupKey, keys: keys, group, ownership, presentation, request)
+        })
+    }
+
+    /// Makes a group's files (or finds them made) on a render worker: each file's by its cache key.
+    private func produceGroup(_ groupKey: String, keys: [String], _ group: RenderGroup, _ ownership: ResourceOwnership,
+                              _ presentation: any StudentPresentation, _ request: Authorised) throws -> [String: OpenFile] {
+        let started = ConnectionWatchdog.now()
+        var renderError: (any Error)?
+        do {
+            let made = try cache.produceGroup(groupKey, keys: keys) {
+                do {
+                    return try presentation.render(group)
+                } catch {
+                    renderError = error
+                    throw error
+                }
+            }
+            if made.rendered { metrics.rendered(.group, seconds: ConnectionWatchdog.now() - started) }
+            return Dictionary(zip(keys, made.files)) { first, _ in first }
+        } catch {
+            metrics.renderFailed()
+            let whose = ownership == .shared ? "shared" : "student \(request.student)"
+            let what = renderError != nil ? "render failed" : "cache failed"
+            log.event("\(what): lecture \(request.name), segment \(group.rendition)/\(group.name) (\(whose), \(group.members.count) files made together): \(error)")
+            throw error
+        }
     }
 
     /// Makes the file (or finds it made, by this process or another) on a render worker.
@@ -252,12 +308,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// Queues the student's next own segment after `file` when it is neither cached nor on its way.
+    /// Queues what the student will want next after `file` (their next own segment; in a variant
+    /// lecture the next segment, own or a variant group) when it is neither cached nor on its way.
     private func renderAhead(for request: Authorised, _ presentation: any StudentPresentation, in rendition: String, after file: String?) {
-        guard let next = presentation.nextOwnResource(in: rendition, after: file) else { return }
-        let key = cacheKey(resourceRoute(next, .student, request), lecture: request.name)
-        guard !pool.isPending(key), access(cache.path(of: key), F_OK) != 0 else { return }
-        let admission = pool.submit(key: key, priority: .ahead, work: { [self] in try produce(key, next, .student, presentation, request) })
+        guard let next = presentation.nextResourceAhead(in: rendition, after: file) else { return }
+        let job = renderJob(next.resource, next.ownership, presentation, request)
+        guard !pool.isPending(job.poolKey), access(cache.path(of: job.fileKey), F_OK) != 0 else { return }
+        let admission = pool.submit(key: job.poolKey, priority: .ahead, work: job.work)
         if admission == .accepted { metrics.aheadScheduled() }
     }
 

@@ -21,7 +21,7 @@ struct ServeCommand: ToolCommand {
             .parsed("--listen", placeholder: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080: this machine only; 0.0.0.0:8080 for every interface)",
                     example: "127.0.0.1:9090", parse: Self.address) { $0.listen = $1 },
             .text("--token-key-file", placeholder: "FILE", help: "the key the platform signs tokens with (HS256; the file's bytes, at least 32)") { $0.tokenKeyFile = $1 },
-            .text("--key-file", placeholder: "FILE", help: "the platform's key for keyed mark paths, as batch's --key-file (default: the file \(MarkOptions.keyFileVariable) names)") { $0.markKeyFile = $1 },
+            .text("--key-file", placeholder: "FILE", help: "the platform's key for keyed mark paths and variant layers' codes, as batch's --key-file (default: the file \(MarkOptions.keyFileVariable) names)") { $0.markKeyFile = $1 },
             .text("--cache", placeholder: "DIR", help: "folder of rendered files, shareable by several serve processes (default LIBRARY/.videowm-cache)") { $0.cache = $1 },
             .parsed("--cache-size", placeholder: "SIZE", help: "bound on the cache, least recently used files removed past it (default 10G; K, M, G, T)",
                     example: "500M", parse: Self.size) { $0.cacheBytes = $1 },
@@ -44,6 +44,9 @@ struct ServeCommand: ToolCommand {
         HS256 and the token key, with the claims lecture, vars, exp and optionally nbf. Every
         URL the playlist leads to carries the token. Shared segments are made once and sent
         from the cache; a student's marked segments are rendered on first request and cached.
+        A config with a variant layer needs --key-file: each student's playlist lists, segment by
+        segment, the shared variant their codeword picks (a segment's variants are rendered
+        together on first request), as batch --key-file writes it for the same variables.
         /healthz and /metrics (Prometheus) are for operations; each request logs one line on
         stderr. SIGTERM or SIGINT stops accepting, finishes what is in flight (--drain) and
         exits 0.
