@@ -264,9 +264,11 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         })
     }
 
-    /// Seconds a refused client should wait: the queue's work spread over the workers, 1…30.
+    /// Seconds a refused client should wait: the queue's work spread over the workers, 1…20 —
+    /// under the connection's 30-s idle timeout, so a client that waits it out on its kept-alive
+    /// connection finds the connection still open.
     private func retryAfter() -> String {
-        String(min(30, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
+        String(min(20, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
     }
 
     /// Requests whose answer waits for a file to be made (tests wait on it instead of on time).
