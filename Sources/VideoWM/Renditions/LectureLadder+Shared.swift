@@ -18,10 +18,12 @@ extension LectureLadder {
     }
 
     /// Unmarked segment `index` of rendition `id` (video: the input's packets or the clean
-    /// encode; audio; WebVTT): the bytes every student's playlist lists there.
+    /// encode; audio; WebVTT): the bytes every student's playlist lists there. A variant
+    /// ladder's video segments are its variants (`sharedVariants`).
     public func sharedSegment(of id: String, index: Int) throws -> [UInt8] {
         let rendition = rendition(id, of: [.video, .audio, .subtitles])
         precondition(plan.cuts.indices.contains(index), "segment \(index) of a ladder of \(plan.segmentCount)")
+        precondition(rendition.kind != .video || variantCount == nil, "a variant ladder's video segment is one of its variants")
         let bytes: [UInt8]
         switch rendition.kind {
         case .subtitles: bytes = try captions(of: id)[index].bytes
@@ -29,6 +31,26 @@ extension LectureLadder {
         }
         remember(size: bytes.count, of: id, segment: index)
         return bytes
+    }
+
+    /// Segment `k` of video rendition `id` in a lecture with a variant layer: its q variants (in
+    /// variant order), made by one render — the reader seeks to the segment's GOPs, decodes them
+    /// once and encodes each variant — and padded to one size (`sharedFiles`): byte for byte
+    /// the files a batch writes there (`LadderWriter`), whose is whichever the student's codeword says.
+    public func sharedVariants(of id: String, segment k: Int) throws -> [[UInt8]] {
+        precondition(variantCount != nil && rendition(id, of: [.video]).kind == .video, "variants of a variant ladder's video rendition")
+        precondition(plan.cuts.indices.contains(k), "segment \(k) of a ladder of \(plan.segmentCount)")
+        let maker = try SegmentMaker(source: source, plan: plan, rows: try sharedVideoRows(id))
+        let files = sharedFiles(try maker.render(segment: k, seeking: true).map { try $0.get().segment.bytes })
+        remember(size: files[0].count, of: id, segment: k)
+        return files
+    }
+
+    /// A video rendition's shared files of one segment from its shared rows' renders: the clean
+    /// render alone, or the q variants padded to one size (`VariantLecture.padded`: a `free` box
+    /// after the `mdat`), so a file's size does not say which variant it is.
+    func sharedFiles(_ renders: [[UInt8]]) -> [[UInt8]] {
+        variantCount == nil ? renders : VariantLecture.padded(renders)
     }
 
     func remember(size: Int, of id: String, segment k: Int) {
@@ -41,8 +63,8 @@ extension LectureLadder {
     }
 
     /// Renders every shared segment of every rendition once (one pass over the input, each
-    /// segment decoded once for all encoded renditions), so declared rates use their measured
-    /// sizes: for a server at indexing.
+    /// segment decoded once for all encoded renditions; a variant ladder's every variant), so
+    /// declared rates use their measured sizes: for a server at indexing.
     public func measureSharedSegments() throws {
         let ids = renditions.filter { $0.kind != .subtitles }.map(\.id)
         try LadderWriter.makeShared(of: self, renditions: ids) { id, k, bytes in self.remember(size: bytes.count, of: id, segment: k) }
