@@ -33,26 +33,6 @@ extension LectureLadder {
         return bytes
     }
 
-    /// Segment `k` of video rendition `id` in a lecture with a variant layer: its q variants (in
-    /// variant order), made by one render — the reader seeks to the segment's GOPs, decodes them
-    /// once and encodes each variant — and padded to one size (`sharedFiles`): byte for byte
-    /// the files a batch writes there (`LadderWriter`), whose is whichever the student's codeword says.
-    public func sharedVariants(of id: String, segment k: Int) throws -> [[UInt8]] {
-        precondition(variantCount != nil && rendition(id, of: [.video]).kind == .video, "variants of a variant ladder's video rendition")
-        precondition(plan.cuts.indices.contains(k), "segment \(k) of a ladder of \(plan.segmentCount)")
-        let maker = try SegmentMaker(source: source, plan: plan, rows: try sharedVideoRows(id))
-        let files = sharedFiles(try maker.render(segment: k, seeking: true).map { try $0.get().segment.bytes })
-        remember(size: files[0].count, of: id, segment: k)
-        return files
-    }
-
-    /// A video rendition's shared files of one segment from its shared rows' renders: the clean
-    /// render alone, or the q variants padded to one size (`VariantLecture.padded`: a `free` box
-    /// after the `mdat`), so a file's size does not say which variant it is.
-    func sharedFiles(_ renders: [[UInt8]]) -> [[UInt8]] {
-        variantCount == nil ? renders : VariantLecture.padded(renders)
-    }
-
     func remember(size: Int, of id: String, segment k: Int) {
         lock.withLock { measuredSizes[id, default: [:]][k] = size }
     }

@@ -41,11 +41,13 @@ public final class LectureLadder: @unchecked Sendable {
     private let videoShapes: [String: VideoShape]
     private let audioTracks: [String: Int]
     private let fonts: FontLibrary
-    /// With a variant layer: makes a compositor holding it (any row's, or the layer alone), for
-    /// one thread's rows (a compositor's fonts are not thread-safe); nil without one.
-    private let variantLayer: VariantLayerSource?
+    /// With a variant layer (LectureLadder+Variants.swift): where one thread's rows get it (a
+    /// compositor's fonts are not thread-safe); nil without one.
+    let variantLayer: VariantLayerSource?
     /// q with a variant layer: the shared renders each segment of a video rendition has; nil without one.
     public let variantCount: Int?
+    /// Sets of the variant layer alone (a compositor per variant) idle between renders, under `lock`.
+    var idleVariantLayers: [[Compositor]] = []
     /// The shared files' caches (LectureLadder+Shared.swift): initialization segments and the
     /// sizes of shared segments made so far, by rendition.
     let lock = NSLock()
@@ -230,10 +232,6 @@ public final class LectureLadder: @unchecked Sendable {
         try LadderRow(lecture: self, compositor: compositor, codeword: codeword, warn: warn)
     }
 
-    /// With a variant layer, the segments a student marked by `compositor` re-encodes: those a
-    /// mark of theirs other than the variant layer shows in.
-    public func ownSegments(markedBy compositor: Compositor) -> [Bool] { source.ownSegments(plan, by: compositor) }
-
     // MARK: The rows behind the renditions
 
     func videoShape(_ id: String) -> VideoShape {
@@ -274,22 +272,6 @@ public final class LectureLadder: @unchecked Sendable {
     /// which its initialization segment is made from).
     func sharedRow(_ id: String) throws -> PresentationRow {
         guard rendition(id, of: [.video, .audio]).kind == .video else { return try audioRow(id) }
-        guard let variantLayer else { return try cleanRow(id) }
-        return try variantRow(id, layer: try variantLayer.make(), variant: 0)
-    }
-
-    /// The rows that make video rendition `id`'s shared segments, for one thread: the lecture's
-    /// clean row, or with a variant layer each variant's (variant v at v).
-    func sharedVideoRows(_ id: String) throws -> [PresentationRow] {
-        guard let variantLayer, let variantCount else { return [try cleanRow(id)] }
-        let layer = try variantLayer.make()
-        return try (0..<variantCount).map { try variantRow(id, layer: layer, variant: $0) }
-    }
-
-    /// Variant `variant` of the variant layer alone all along, at rendition `id`: what every
-    /// student shows there outside their own segments.
-    private func variantRow(_ id: String, layer: Compositor, variant: Int) throws -> PresentationRow {
-        guard let alone = layer.variantLayerAlone(showing: variant) else { preconditionFailure("the variant layer went") }
-        return try videoRow(id, compositor: alone, reencodes: nil, warn: { _ in })
+        return variantLayer == nil ? try cleanRow(id) : try sharedVideoRows(id)[0]
     }
 }
