@@ -49,6 +49,34 @@ struct RenderPoolTests {
         #expect(order.all == ["prepare", "prepare 2", "ahead", "render", "render 2"])
     }
 
+    /// `--warm`: every lecture's shared work is made before anyone asks (the variant group once),
+    /// and a student who then plays renders nothing but their own segments: every shared file
+    /// is a cache hit, with the bytes a request would have rendered.
+    @Test func warmingMakesTheSharedFilesBeforeAnyRequest() throws {
+        let indexer = TestIndexer()
+        let fixture = try ServeFixture(indexer: indexer, warm: true)
+        #expect(fixture.waitFor { fixture.logLines.all.filter { $0.contains("warmed: 18 shared files made, 0 already cached") }.count == 2 })
+        let warmed = indexer.renderList
+        #expect(warmed.count == 2 * (2 * 7 + 1))                                   // two lectures: 2 × 7 files and one group of 4
+        #expect(warmed.filter { $0.hasSuffix("group") }.count == 2)
+        let token = try fixture.tokens(["{'lecture': 'intro', 'vars': {'email': 'ada@example.com', 'variant': '2'}, 'exp': now + 600}"])[0]
+        let master = try fixture.get("/v1/intro/master.m3u8?token=\(token)")
+        for playlist in ServeFixture.uris(in: master.text) {
+            let media = try fixture.get(playlist)
+            for uri in ServeFixture.uris(in: media.text) where uri.contains("/shared/") {
+                let file = try fixture.get(uri)
+                #expect(file.status == 200)
+                #expect(file.text.hasPrefix(uri.split(separator: "/").suffix(2).joined(separator: "/").split(separator: "?")[0] + " shared"))
+            }
+        }
+        #expect(fixture.waitFor { fixture.server.metrics.renderCount(.student) == 4 })  // 1 and 3, in both renditions (asked for, or ahead)
+        #expect(indexer.renderList.dropFirst(warmed.count).allSatisfy { $0.contains(" student ") })
+        // A restart finds everything warmed in the cache: nothing is made again.
+        let second = try fixture.start(warm: true)
+        defer { second.drain(seconds: 1) }
+        #expect(fixture.waitFor { fixture.logLines.all.filter { $0.contains("warmed: 0 shared files made, 18 already cached") }.count == 2 })
+    }
+
     @Test func concurrentRequestsAcrossTwoServersOnOneCacheRenderOnce() throws {
         let indexer = TestIndexer(gated: true)
         let fixture = try ServeFixture(indexer: indexer)

@@ -62,6 +62,26 @@ struct TestLecture: IndexedLecture {
 
     struct Unfillable: Error {}
 
+    /// Every file of both renditions (the initialization segments, every segment's shared copy)
+    /// and the variant group, as a lecture whose renditions cost an encode would list them.
+    func sharedWork() -> [SharedWork] {
+        let files = TestPresentation.renditions.flatMap { rendition in
+            [ResourceName(rendition: rendition, file: "init.mp4")] + (0..<indexer.segments).map { ResourceName(rendition: rendition, file: "\($0).m4s") }
+        }
+        let nobody = TestPresentation(indexer: indexer, variables: [:], marked: [])
+        let group = nobody.renderGroup(containing: ResourceName(rendition: "v0", file: TestPresentation.variantFiles[0]))
+        return files.map { .file($0) } + (group.map { [.group($0)] } ?? [])
+    }
+
+    /// A shared file's bytes: what every student's presentation renders for it.
+    func renderShared(_ resource: ResourceName) throws -> [UInt8] {
+        try TestPresentation(indexer: indexer, variables: [:], marked: []).render(resource)
+    }
+
+    func renderShared(_ group: RenderGroup) throws -> [[UInt8]] {
+        try TestPresentation(indexer: indexer, variables: [:], marked: []).render(group)
+    }
+
     func presentation(for variables: [String: String]) throws -> any StudentPresentation {
         if variables["email"] == nil { throw Unfillable() }
         let marked = Set((variables["marked"] ?? "1,3").split(separator: ",").compactMap { Int($0) })

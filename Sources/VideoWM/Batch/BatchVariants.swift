@@ -71,16 +71,12 @@ extension BatchRunner {
 }
 
 extension BatchRunner {
-    /// The file extensions a variant lecture's row can be written to besides `.m3u8`: a
-    /// fragmented MP4 (`FragmentedMP4File`).
-    static let variantFileExtensions: Set<String> = ["mp4", "m4v"]
-
     /// A batch with a variant layer needs the key and HLS or MP4 outputs: checked before anything is written.
     func refuseWhatVariantsCannotWrite() throws {
         guard let layer = config.variantLayer else { return }
         guard config.pathKey != nil else { throw Self.keyNeeded(config: config) }
         if let file = rows.first(where: {
-            $0.target.kind != .hlsPresentation && !Self.variantFileExtensions.contains(($0.output as NSString).pathExtension.lowercased())
+            $0.target.kind != .hlsPresentation && !$0.target.isMP4File
         }) {
             throw RequestError(subject: file.output, problem: "a variant layer is written to .m3u8 and .mp4 outputs by this build, not to \(file.target.fileType) files (\(config.file): \(layer.path).variants)")
         }

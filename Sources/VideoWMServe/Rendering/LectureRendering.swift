@@ -38,6 +38,32 @@ public protocol IndexedLecture: Sendable {
     /// of which renditions their marks show in. Throws when the variables cannot fill the
     /// config (a placeholder with no value).
     func presentation(for variables: [String: String]) throws -> any StudentPresentation
+    /// The files every student shares that cost an encode to make, in play order: what a
+    /// server may make before anyone asks (`serve --warm`). By default none (a lecture served
+    /// in the input's own rendition shares the input's packets, which cost nothing to cut).
+    func sharedWork() -> [SharedWork]
+    /// A shared file's bytes, as every student's presentation that lists it renders it.
+    func renderShared(_ resource: ResourceName) throws -> [UInt8]
+    /// A shared render group's files, in its order.
+    func renderShared(_ group: RenderGroup) throws -> [[UInt8]]
+}
+
+/// One unit of a lecture's shared work: a file, or a render group made by one render.
+public enum SharedWork: Sendable, Equatable {
+    case file(ResourceName)
+    case group(RenderGroup)
+}
+
+extension IndexedLecture {
+    public func sharedWork() -> [SharedWork] { [] }
+
+    public func renderShared(_ resource: ResourceName) throws -> [UInt8] {
+        preconditionFailure("render of \(resource), which the lecture does not list as shared work")
+    }
+
+    public func renderShared(_ group: RenderGroup) throws -> [[UInt8]] {
+        preconditionFailure("render of \(group.name), which the lecture does not list as shared work")
+    }
 }
 
 /// The playlist a student's playback URL answers with.

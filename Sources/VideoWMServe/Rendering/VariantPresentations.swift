@@ -199,12 +199,7 @@ final class VariantStudent: StudentPresentation, @unchecked Sendable {
         return lecture.group(ofSegment: k)
     }
 
-    func render(_ group: RenderGroup) throws -> [[UInt8]] {
-        guard let first = group.members.first, let k = lecture.groupSegment(of: first.file), lecture.group(ofSegment: k) == group else {
-            preconditionFailure("render of \(group.name), which the lecture does not group")
-        }
-        return try lecture.sharedFiles(ofSegment: k)
-    }
+    func render(_ group: RenderGroup) throws -> [[UInt8]] { try lecture.renderShared(group) }
 
     func render(_ resource: ResourceName) throws -> [UInt8] {
         guard resource.rendition == rendition else { preconditionFailure("render of \(resource), which the presentation does not list") }

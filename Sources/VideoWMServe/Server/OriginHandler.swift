@@ -16,6 +16,8 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     let metrics: ServerMetrics
     let log: ServerLog
     let playerFolder: String?
+    /// How files are made on the pool's workers into the cache (shared with `LectureWarmer`).
+    let making: FileMaking
     weak var daemon: HTTPDaemon?
     private let lock = NSLock()
     private var draining = false
@@ -31,6 +33,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         self.metrics = metrics
         self.log = log
         self.playerFolder = playerFolder
+        making = FileMaking(cache: cache, metrics: metrics, log: log)
     }
 
     static let cors: [(name: String, value: String)] = [
@@ -223,89 +226,12 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// The cache path of a resource: its URL path under /v1/, so every process agrees.
-    private func cacheKey(_ route: LectureRoute, lecture: String) -> String {
-        String(route.path(lecture: lecture).dropFirst("/v1/".count))
-    }
-
-    /// How a file is made on a worker: alone, under its own cache key, or with the files of its
-    /// render group (a segment's variants), under the group's key, so requests for any member
-    /// join one job (and, across processes, wait on one lock).
-    struct RenderJob: Sendable {
-        /// The file's cache key.
-        let fileKey: String
-        /// The pool's key for the job: the file's, or its group's.
-        let poolKey: String
-        let work: @Sendable () throws -> any Sendable
-        /// The file asked for, from the job's result (a file, or a group's files by key).
-        func file(in value: any Sendable) -> OpenFile? {
-            if let file = value as? OpenFile { return file }
-            return (value as? [String: OpenFile])?[fileKey]
-        }
-    }
-
     private func renderJob(_ resource: ResourceName, _ ownership: ResourceOwnership, _ presentation: any StudentPresentation,
                            _ request: Authorised) -> RenderJob {
-        let key = cacheKey(resourceRoute(resource, ownership, request), lecture: request.name)
-        guard let group = presentation.renderGroup(containing: resource) else {
-            return RenderJob(fileKey: key, poolKey: key, work: { [self] in try produce(key, resource, ownership, presentation, request) })
-        }
-        let keys = group.members.map { cacheKey(resourceRoute($0, ownership, request), lecture: request.name) }
-        // One component more than any file's key (RENDITION/GROUP/group): never a file's key or lock.
-        let groupKey = cacheKey(resourceRoute(ResourceName(rendition: group.rendition, file: group.name), ownership, request), lecture: request.name) + "/group"
-        return RenderJob(fileKey: key, poolKey: groupKey, work: { [self] in
-            try produceGroup(groupKey, keys: keys, group, ownership, presentation, request)
-        })
-    }
-
-    /// Makes a group's files (or finds them made) on a render worker: each file's by its cache key.
-    private func produceGroup(_ groupKey: String, keys: [String], _ group: RenderGroup, _ ownership: ResourceOwnership,
-                              _ presentation: any StudentPresentation, _ request: Authorised) throws -> [String: OpenFile] {
-        let started = ConnectionWatchdog.now()
-        var renderError: (any Error)?
-        do {
-            let made = try cache.produceGroup(groupKey, keys: keys) {
-                do {
-                    return try presentation.render(group)
-                } catch {
-                    renderError = error
-                    throw error
-                }
-            }
-            if made.rendered { metrics.rendered(.group, seconds: ConnectionWatchdog.now() - started) }
-            return Dictionary(zip(keys, made.files)) { first, _ in first }
-        } catch {
-            metrics.renderFailed()
-            let whose = ownership == .shared ? "shared" : "student \(request.student)"
-            let what = renderError != nil ? "render failed" : "cache failed"
-            log.event("\(what): lecture \(request.name), segment \(group.rendition)/\(group.name) (\(whose), \(group.members.count) files made together): \(error)")
-            throw error
-        }
-    }
-
-    /// Makes the file (or finds it made, by this process or another) on a render worker.
-    private func produce(_ key: String, _ resource: ResourceName, _ ownership: ResourceOwnership,
-                         _ presentation: any StudentPresentation, _ request: Authorised) throws -> OpenFile {
-        let started = ConnectionWatchdog.now()
-        var renderError: (any Error)?
-        do {
-            let made = try cache.produce(key) {
-                do {
-                    return try presentation.render(resource)
-                } catch {
-                    renderError = error
-                    throw error
-                }
-            }
-            if made.rendered { metrics.rendered(ownership == .shared ? .shared : .student, seconds: ConnectionWatchdog.now() - started) }
-            return made.file
-        } catch {
-            metrics.renderFailed()
-            let whose = ownership == .shared ? "shared" : "student \(request.student)"
-            let what = renderError != nil ? "render failed" : "cache failed"
-            log.event("\(what): lecture \(request.name), segment \(resource) (\(whose)): \(error)")
-            throw error
-        }
+        let whose = ownership == .shared ? "shared" : "student \(request.student)"
+        return making.job(lecture: request.name, resource, group: presentation.renderGroup(containing: resource), kind: ownership == .shared ? .shared : .student,
+                          whose: whose, route: { resourceRoute($0, ownership, request) },
+                          render: { try presentation.render(resource) }, renderGroup: { try presentation.render($0) })
     }
 
     /// Queues what the student will want next after `file` (their next own segment; in a variant
@@ -338,9 +264,11 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         })
     }
 
-    /// Seconds a refused client should wait: the queue's work spread over the workers, 1…30.
+    /// Seconds a refused client should wait: the queue's work spread over the workers, 1…20 —
+    /// under the connection's 30-s idle timeout, so a client that waits it out on its kept-alive
+    /// connection finds the connection still open.
     private func retryAfter() -> String {
-        String(min(30, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
+        String(min(20, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
     }
 
     /// Requests whose answer waits for a file to be made (tests wait on it instead of on time).
