@@ -175,24 +175,17 @@ final class VariantLadderStudent: StudentPresentation, @unchecked Sendable {
         return lecture.group(ofSegment: variant.segment, rendition: resource.rendition)
     }
 
-    func render(_ group: RenderGroup) throws -> [[UInt8]] {
-        guard let first = group.members.first, let k = lecture.variant(named: first.file)?.segment,
-              lecture.group(ofSegment: k, rendition: group.rendition) == group else {
-            preconditionFailure("render of \(group.name), which the lecture does not group")
-        }
-        return try lecture.ladder.sharedVariants(of: group.rendition, segment: k)
-    }
+    func render(_ group: RenderGroup) throws -> [[UInt8]] { try lecture.renderShared(group) }
 
     func render(_ resource: ResourceName) throws -> [UInt8] {
         guard let rendition = rendition(resource.rendition), ownership(of: resource) != nil else {
             preconditionFailure("render of \(resource), which the presentation does not list")
         }
-        if resource.file == "init.mp4" { return try lecture.ladder.initializationSegment(of: rendition.id) }
         if let group = renderGroup(containing: resource), let position = group.members.firstIndex(of: resource) {
             return try render(group)[position]
         }
+        guard rendition.kind == .video, resource.file != "init.mp4" else { return try lecture.renderShared(resource) }
         guard let index = segment(named: resource.file, of: rendition)?.index else { preconditionFailure("render of \(resource), which has no segment index") }
-        if rendition.kind == .video { return try rows.with { try $0.render(rendition: rendition.id, segment: index) } }
-        return try lecture.ladder.sharedSegment(of: rendition.id, index: index)
+        return try rows.with { try $0.render(rendition: rendition.id, segment: index) }
     }
 }
