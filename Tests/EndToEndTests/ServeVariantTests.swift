@@ -25,7 +25,7 @@ struct ServeVariantTests {
         return key
     }
 
-    @Test("two students: every file their playlists list is batch --key-file's for their row (own segments and shared variants); variant names are keyed hashes, one size per segment, listed only to whom they belong; each segment's variants rendered once; ffmpeg -xerror plays it over HTTP; without the key, with a ladder or another segment length the lecture is refused with a log line")
+    @Test("two students: every file their playlists list is batch --key-file's for their row (own segments and shared variants); variant names are keyed hashes, one size per segment, listed only to whom they belong; each segment's variants rendered once; ffmpeg -xerror plays it over HTTP; without the key or with another segment length the lecture is refused with a log line")
     func servesEachStudentsVariantsAsBatchWritesThem() throws {
         let h = try Harness()
         defer { h.cleanUp() }
@@ -49,8 +49,8 @@ struct ServeVariantTests {
         try #require(batch.status == 0, "\(batch.stderr)")
 
         let server = try lab.startServer(extra: ["--key-file", key])
-        // What batch refuses with a variant layer, serve refuses too: a ladder, another segment length.
-        for (name, extra, naming) in [("laddered", #""ladder": "auto""#, "lecture.json's ladder"), ("cut", #""segment": 4"#, "lecture.json's segment 4.0 differs")] {
+        // What batch refuses with a variant layer, serve refuses too: another segment length.
+        for (name, extra, naming) in [("cut", #""segment": 4"#, "lecture.json's segment 4.0 differs")] {
             try FileManager.default.createDirectory(atPath: h.path("library/" + name), withIntermediateDirectories: true)
             _ = try h.write("library/\(name)/lecture.json", #"{ "video": "../intro/lecture.mp4", "config": "../intro/marks.json", "# + extra + " }")
             let token = try lab.tokens(["ada@example.com"], lecture: name)[0]
@@ -127,6 +127,83 @@ struct ServeVariantTests {
         #expect(strict.status == 0 && strict.stderr.isEmpty, "\(strict.stderr)")
         #expect(try h.videoFrameTimes(url) == (try h.videoFrameTimes(lab.lecture)))
         #expect(server.log.contains("names no lecture: its code is derived for the video's file name 'lecture.mp4'"), "\(server.log)")
+        #expect(server.stop() == 0)
+    }
+
+    /// The same lecture at 15 fps with a ladder (180, 90) and English captions, for one student:
+    /// each video rendition's playlist lists their own segment 1 and elsewhere their symbol's
+    /// shared variant file under its keyed name (one name per symbol in every rendition); every
+    /// file of every rendition is batch --ladder --key-file's for their row; each segment's
+    /// variants are rendered once per rendition, together.
+    @Test("a ladder (180, 90) with captions: every file of every rendition equals batch --ladder --key-file's for the row, variant files under keyed names the same in both renditions, a segment's variants rendered once per rendition, unlisted variants 404, ffmpeg -xerror decodes both renditions over HTTP")
+    func servesAVariantLadderAsBatchWritesIt() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let lab = try ServeLab(h, width: 320, height: 180, seconds: 6, rate: 15)
+        let marks = try h.write("library/intro/marks.json", Self.config)
+        _ = try h.write("library/intro/en.srt", "1\n00:00:00,500 --> 00:00:01,500\nHello\n\n2\n00:00:03,800 --> 00:00:04,600\nAcross the cut\n")
+        _ = try h.write("library/intro/lecture.json", #"""
+            { "video": "lecture.mp4", "config": "marks.json", "preset": "ultrafast", "ladder": "180,90",
+              "subtitles": [ { "file": "en.srt", "language": "en", "name": "English" } ] }
+            """#)
+        let key = try Self.writeKey(h)
+        _ = try h.write("students.csv", "id,email\nada,ada@example.com\n")
+        try FileManager.default.createDirectory(atPath: h.path("hls"), withIntermediateDirectories: true)
+        let batch = try h.videowm("batch", lab.lecture, "-c", marks, "--vars", h.path("students.csv"), "--output", h.path("hls/{id}.m3u8"),
+                                  "--key-file", key, "--preset", "ultrafast", "--ladder", "180,90",
+                                  "--subtitles", h.path("library/intro/en.srt") + ":en:English", "-q")
+        try #require(batch.status == 0, "\(batch.stderr)")
+
+        let server = try lab.startServer(extra: ["--key-file", key])
+        let token = try lab.tokens(["ada@example.com"])[0]
+        let master = try h.fetch(server.base + ServeLab.master(token))
+        try #require(master.status == 200, "\(server.log)")
+        let servedMedia = ServeLadderTests.mediaURIs(in: String(decoding: master.body, as: UTF8.self))
+        let batchMedia = ServeLadderTests.mediaURIs(in: try String(contentsOfFile: h.path("hls/ada.m3u8"), encoding: .utf8))
+        // Two video variants (180p, 90p), the audio and the captions, listed alike.
+        try #require(servedMedia.count == 4 && batchMedia.count == 4, "\(servedMedia) against \(batchMedia)")
+        var variantNames: [[String]] = []
+        for (served, written) in zip(servedMedia, batchMedia) {
+            let playlist = try h.fetch(server.base + served)
+            try #require(playlist.status == 200, "\(served): \(playlist.status)")
+            let uris = ServeLab.uris(in: String(decoding: playlist.body, as: UTF8.self))
+            let writtenPath = h.path("hls/" + written)
+            let files = try HLSBatchTests.files(of: writtenPath)
+            try #require(uris.count == files.count && !uris.isEmpty, "\(served): \(uris.count) files, batch's \(written) \(files.count)")
+            for (uri, file) in zip(uris, files) {
+                let body = try h.fetch(server.base + uri)
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: ((writtenPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(file)))
+                #expect(body.status == 200 && body.body == bytes, "\(uri) differs from batch's \(file) (\(body.body.count) and \(bytes.count) bytes)")
+            }
+            guard !served.contains("/media/audio-") && !served.contains("/media/subs-") else { continue }
+            for (uri, file) in zip(uris, files) {
+                #expect(uri.contains("/shared/") == file.hasPrefix("shared-segments/"), "\(uri) against batch's \(file)")
+            }
+            // init.mp4, the student's own segment 1, and the two variant segments under keyed names.
+            let paths = uris.map { String($0.split(separator: "?")[0]) }
+            #expect(paths[1 + Self.ownSegment].hasSuffix("/\(Self.ownSegment).m4s") && paths[1 + Self.ownSegment].contains("/own/"), "\(paths)")
+            let names = (0..<Self.segmentCount).filter { $0 != Self.ownSegment }.map { String(paths[1 + $0].split(separator: "/").last ?? "") }
+            #expect(names.allSatisfy { $0.count == 36 && $0.hasSuffix(".m4s") && $0.dropLast(4).allSatisfy(\.isHexDigit) }, "\(names)")
+            variantNames.append(names)
+            let strict = try h.run("ffmpeg", ["-v", "error", "-xerror", "-i", server.base + served, "-map", "0:v", "-f", "null", "-"])
+            #expect(strict.status == 0 && strict.stderr.isEmpty, "\(served): \(strict.stderr)")
+        }
+        // One symbol per segment in every rendition: the same keyed names.
+        #expect(variantNames.count == 2 && variantNames[0] == variantNames[1], "\(variantNames)")
+        // Each (segment, rendition)'s four variants rendered together once; the own segment once per rendition.
+        let shared = Self.segmentCount - 1
+        #expect(server.metric("videowm_renders_total", labels: #"{kind="group"}"#) == Double(2 * shared))
+        #expect(server.metric("videowm_renders_total", labels: #"{kind="student"}"#) == 2)
+        let revision = String(servedMedia[0].split(separator: "/")[2])
+        for rendition in ["180p", "90p"] {
+            let cached = h.path("cache/intro/\(revision)/shared/\(rendition)")
+            let variantFiles = try FileManager.default.contentsOfDirectory(atPath: cached).filter { $0.count == 36 }
+            #expect(variantFiles.count == 4 * shared, "\(rendition): \(variantFiles)")
+            // A variant file the student's playlist does not list is not theirs.
+            for file in variantFiles.filter({ !variantNames[0].contains($0) }).prefix(2) {
+                #expect(try h.fetch(server.base + "/v1/intro/\(revision)/shared/\(rendition)/\(file)?token=\(token)").status == 404, "\(file)")
+            }
+        }
         #expect(server.stop() == 0)
     }
 }

@@ -42,14 +42,21 @@ public final class VariantLecture {
     /// variables when it renders the shared variants, so the layer's text may use none (64, naming it).
     public convenience init(source: PresentationSource, config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
                             warn: @escaping WarningHandler) throws {
+        try self.init(source: source, compositor: try Self.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn), warn: warn)
+    }
+
+    /// The config's variant layer alone, bound for nobody in particular (a server's lecture, or
+    /// ladder, before any student): with `jobValues` for `{date}` and `{time}`; a student's
+    /// variable in the layer's text is refused (64, naming it).
+    public static func layerAlone(config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
+                                  warn: @escaping WarningHandler) throws -> Compositor {
         guard let alone = config.withVariantLayerAlone else { preconditionFailure("a variant lecture needs a variant layer") }
         if let layer = config.variantLayer, case .text(let template) = layer.content,
            let name = template.variableNames.first(where: { !TextTokens.all.contains($0) }) {
             throw ConfigError(file: config.file, path: layer.path + ".text",
                               problem: "'{\(name)}' in a variant layer's text: the layer is the same for every student (each segment's variants are rendered once for the class), so it may use no student's variable")
         }
-        let compositor = try Compositor.forJob(config: alone, variables: jobValues, images: images, warn: warn)
-        try self.init(source: source, compositor: compositor, warn: warn)
+        return try Compositor.forJob(config: alone, variables: jobValues, images: images, warn: warn)
     }
 
     /// How many periods (segments) a codeword covers.
@@ -64,7 +71,7 @@ public final class VariantLecture {
     /// For each segment, whether a layer of `compositor` other than the variant layer shows in
     /// it: the segments a row marked by it re-encodes (the others are shared renders).
     public func ownSegments(markedBy compositor: Compositor) -> [Bool] {
-        plan.positions.map { range in range.contains { compositor.drawsOwnMarks(at: plan.time(plan.pictureTimestamps[$0])) } }
+        source.ownSegments(plan, by: compositor)
     }
 
     /// A student's row: `compositor` (the row's layers, the variant layer among them) drawing
@@ -217,5 +224,26 @@ public final class VariantLecture {
             throw error
         }
         return PresentationSummary(videoFrames: frames, damagedPackets: damaged)
+    }
+}
+
+/// Where a lecture's shared variant renders get the variant layer from (a ladder's,
+/// `LectureLadder`): a compositor holding it, made anew for each thread's rows (a compositor's
+/// fonts are not thread-safe).
+public struct VariantLayerSource: @unchecked Sendable {
+    let make: () throws -> Compositor
+
+    /// As a batch binds it: `config` with a row's `variables` (the layer's text uses no CSV
+    /// column: `BatchPlan` checks), as `BatchRunner.runVariantLecture` binds it.
+    static func binding(_ config: WatermarkConfig, variables: [String: String], images: ImageCache) -> Self {
+        Self { try Compositor.forJob(config: config, variables: variables, images: images, warn: { _ in }) }
+    }
+
+    /// A server's, for nobody in particular: the layer alone with the lecture's `jobValues`
+    /// (`VariantLecture.layerAlone`); a student's variable in its text is refused here (64, naming it).
+    public static func alone(_ config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
+                             warn: @escaping WarningHandler) throws -> Self {
+        _ = try VariantLecture.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn)
+        return Self { try VariantLecture.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn) }
     }
 }

@@ -36,6 +36,6 @@ extension WatermarkConfig {
     public func refuseVariantLayerUntilRendered() throws {
         guard let layer = variantLayer else { return }
         throw ConfigError(file: file, path: layer.path + ".variants",
-                          problem: "a variant layer is written by 'batch' to .m3u8 and .mp4 outputs and by 'serve' (each student's copy picks its variants from the class's shared renders; docs/variant-marks.md); this command makes no such copy (preview, thumbnail and stamp show variant 0)")
+                          problem: "a variant layer is written by 'batch' to .m3u8 outputs (a ladder's too) and .mp4 outputs and by 'serve' (each student's copy picks its variants from the class's shared renders; docs/variant-marks.md); this command makes no such copy (preview, thumbnail and stamp show variant 0)")
     }
 }

@@ -38,13 +38,13 @@ final class VariantLectureServing: IndexedLecture, @unchecked Sendable {
     let images: ImageCache
     let notices: OnceNotices
 
-    init(definition: LectureDefinition, config: WatermarkConfig, settings: EncodeSettings, notices: OnceNotices) throws {
+    /// What every lecture with a variant layer needs, checked as batch checks it (a ladder's too,
+    /// `VariantLadderServing`): the marks' key (without it nobody may compute a student's
+    /// variants) and a segment length equal to the layer's period; says once when the code names
+    /// the lecture by the video's file name. Returns the key and the period.
+    static func checked(_ definition: LectureDefinition, config: WatermarkConfig, notices: OnceNotices) throws -> (key: KeyedDerivation, period: PresentationTime) {
         guard let layer = config.variantLayer, let variants = layer.variants else { preconditionFailure("a variant lecture needs a variant layer") }
-        // Without the key nobody may compute a student's variants; no other rendition is made (as batch).
         guard let key = config.pathKey else { throw VariantCode.keyNeeded(config: config) }
-        if definition.ladder != nil || !definition.subtitles.isEmpty {
-            throw PresentationUnavailable(reason: "lecture.json's \(definition.ladder != nil ? "ladder" : "subtitles"): a lecture with a variant layer (\(config.file): \(layer.path).variants) is served as one rendition, as batch writes it (batch refuses --ladder and --subtitles with one)")
-        }
         let period = PresentationTime(seconds: variants.periodSeconds)
         if let segment = definition.segmentSeconds, abs(segment - period.seconds) > 1e-6 {
             throw PresentationUnavailable(reason: "lecture.json's segment \(segment) differs from the variant layer's period (\(config.file): \(layer.path).variants.seconds = \(variants.periodSeconds)): with a variant layer a segment is a period; leave segment out or give the same")
@@ -53,6 +53,12 @@ final class VariantLectureServing: IndexedLecture, @unchecked Sendable {
             let file = (definition.video as NSString).lastPathComponent
             notices.say("the variant layer (\(config.file): \(layer.path).variants) names no lecture: its code is derived for the video's file name '\(file)', as batch and trace derive it for a file of that name (set variants.lecture when lectures share a file name)")
         }
+        return (key, period)
+    }
+
+    init(definition: LectureDefinition, config: WatermarkConfig, settings: EncodeSettings, notices: OnceNotices) throws {
+        precondition(definition.ladder == nil && definition.subtitles.isEmpty, "a variant lecture with renditions is a VariantLadderServing")
+        let (key, period) = try Self.checked(definition, config: config, notices: notices)
         let source = try PresentationSource(input: definition.video, settings: settings, segment: period, warn: notices.say)
         let images = ImageCache()
         let jobValues = definition.jobValues

@@ -51,7 +51,8 @@ struct ServeCommand: ToolCommand {
         --warm (at the lowest priority: requests always go first).
         A config with a variant layer needs --key-file: each student's playlist lists, segment by
         segment, the shared variant their codeword picks (a segment's variants are rendered
-        together on first request), as batch --key-file writes it for the same variables.
+        together on first request; with "ladder" or "subtitles", per rendition, every rendition
+        listing the same symbol), as batch --key-file writes it for the same variables.
         /healthz and /metrics (Prometheus) are for operations; each request logs one line on
         stderr. SIGTERM or SIGINT stops accepting, finishes what is in flight (--drain) and
         exits 0.
