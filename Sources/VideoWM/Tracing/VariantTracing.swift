@@ -25,8 +25,10 @@ public struct VariantTraceVerdict: Sendable {
     public var threshold: Double?
     /// The rows named, strongest first.
     public var named: [Row]
+    /// Every row, strongest first (ties by row).
+    public var ranking: [Row]
     /// The strongest row, named or not.
-    public var best: Row?
+    public var best: Row? { ranking.first }
 }
 
 /// The variant layer of a trace: its q patterns drawn on the original's display, its periods on
@@ -78,6 +80,6 @@ struct VariantTracing {
                                    periodsRead: observations.filter { !$0.isErased }.count,
                                    threshold: accusation.threshold(),
                                    named: ranked.filter { $0.falseAccusationProbability <= VariantTraceVerdict.target },
-                                   best: ranked.first)
+                                   ranking: ranked)
     }
 }

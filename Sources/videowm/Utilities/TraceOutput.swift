@@ -126,6 +126,8 @@ enum TraceOutput {
         struct Variants: Encodable {
             var periods: Int, periodsCovered: Int, periodsRead: Int, threshold: Double?, target: Double
             var named: [VariantRow], best: VariantRow?
+            /// The `--top` strongest rows, named or not.
+            var ranking: [VariantRow]
         }
         func variantRow(_ row: VariantTraceVerdict.Row) -> VariantRow {
             VariantRow(row: row.number, score: rounded(row.score, 3), falseAccusationProbability: row.falseAccusationProbability)
@@ -158,7 +160,8 @@ enum TraceOutput {
                                 variants: report.variants.map {
                                     Variants(periods: $0.periods, periodsCovered: $0.periodsCovered, periodsRead: $0.periodsRead,
                                              threshold: $0.threshold.map { rounded($0, 3) }, target: VariantTraceVerdict.target,
-                                             named: $0.named.map(variantRow), best: $0.best.map(variantRow))
+                                             named: $0.named.map(variantRow), best: $0.best.map(variantRow),
+                                             ranking: $0.ranking.prefix(top).map(variantRow))
                                 })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
