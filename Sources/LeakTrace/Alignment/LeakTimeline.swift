@@ -60,11 +60,11 @@ public struct LeakTimeline: Sendable, Equatable {
 }
 
 extension LeakTimeline {
-    /// What a cut costs the path, in summed correlations: a piece is cut in only when the frames
-    /// after it match the other part of the original that much better than where they were. At
-    /// `pathStep`, a frame whose picture moves (a speaker, a pointer, a demo) correlates near 1 at
-    /// the right offset and near 0 at others, so a piece of two seconds or more is found; frames
-    /// of a still picture count for little (`changeFloor`) and their noise does not add up to a cut.
+    /// What a cut costs the path, in summed scores: a piece is cut in only when the frames after
+    /// it match the other part of the original that much better than where they were. At
+    /// `pathStep`, a frame whose picture moves (a speaker, a pointer, a demo) scores near 1 more
+    /// at the right offset than at others, so a piece of two seconds or more is found; frames of
+    /// a still picture count for little (`changeFloor`) and their noise does not add up to a cut.
     public static let cutCost = 4.0
     /// What a cut back to an earlier part of the original costs: leakers cut spans out far more
     /// often than they reorder, and where the picture repeats (a loop, a slide shown twice) the
@@ -73,13 +73,21 @@ extension LeakTimeline {
     /// The leak's frames the path is found on are this far apart at least (seconds); the cuts
     /// are then placed on the frames between.
     public static let pathStep = 0.2
-    /// Each fingerprint is compared after taking out the mean of its stream's fingerprints this
-    /// many seconds either side: what a slide shows is the same all the time it stands, and only
-    /// what changes from moment to moment (a speaker, a pointer, the slide's change) tells one
-    /// instant from the next. Measured on a slide lecture: against the stream's overall mean, the
-    /// right instant and one 6 s off within a slide correlated alike (0.98), and the cuts of a
-    /// leak went unseen.
+    /// A frame scores two correlations. What moves: its fingerprint less the mean of its stream's
+    /// fingerprints this many seconds either side, up to the nearest abrupt change (what a slide
+    /// shows is the same all the time it stands, and only what changes from moment to moment, a
+    /// speaker or a pointer, tells one instant from the next). Measured on a slide lecture:
+    /// against the stream's overall mean, the right instant and one 6 s off within a slide
+    /// correlated alike (0.98), and the cuts of a leak went unseen.
     public static let localMeanSeconds = 2.0
+    /// Where a fingerprint differs from the one before by this much (luma units, root mean square
+    /// over its cells) the picture changed at once (a slide's change, a cut): the local mean stops
+    /// there. Straddling a cut, it made the leak's frames look like a slide changing, and a slide
+    /// change in the seconds cut out then matched them better than the right seconds (measured:
+    /// a 4-s part at the wrong offset, and row 77's excerpt short of its naming).
+    public static let abruptChange: Float = 3
+    /// And which slide: the fingerprint less its stream's overall mean, weighted this much.
+    public static let pictureWeight: Float = 0.5
     /// A leak frame whose fingerprint changes by less than this from its local mean (luma units,
     /// root mean square over the fingerprint's cells, each the mean of many pixels) is mostly
     /// noise: its correlation is weighted down in proportion.
@@ -92,20 +100,26 @@ extension LeakTimeline {
     ///
     /// `leak` holds fingerprints of every leak frame (or a dense share of them) and `original` of
     /// every original frame read, in time order, each of the same part of the picture (the leak's
-    /// content and the original region it shows) and the same small size; each is compared less
-    /// its stream's local mean (`localMeanSeconds`), so what changes carries the match.
+    /// content and the original region it shows) and the same small size; a frame's score is the
+    /// correlation of what moves (`localMeanSeconds`) plus that of which picture it is
+    /// (`pictureWeight`).
     /// Offsets are tried on the original's frame spacing; each piece's offset is then pinned
     /// between frames and each cut placed on the leak frame where the next piece matches better.
     /// Nil when the streams do not overlap at any offset.
     public static func find(leak: [TimedLuma], original: [TimedLuma], offsets: ClosedRange<Double>) -> LeakTimeline? {
         guard leak.count >= 2, original.count >= 2, let first = leak.first, let last = leak.last else { return nil }
-        let leakChanges = withoutLocalMean(leak, seconds: localMeanSeconds)
-        let weights = leakChanges.map { change -> Float in
-            let rms = (change.reduce(0) { $0 + $1 * $1 } / Float(max(change.count, 1))).squareRoot()
-            return min(1, rms / changeFloor)
+        // One vector per frame: what moves, then which picture, so one dot product scores both.
+        let leakMoves = withoutLocalMean(leak, seconds: localMeanSeconds)
+        let leakPictures = TemporalAlignment.withoutAverage(leak.map(\.image)).map(TemporalAlignment.unit)
+        let leakPrints = zip(leakMoves, leakPictures).map { moves, picture -> [Float] in
+            let rms = (moves.reduce(0) { $0 + $1 * $1 } / Float(max(moves.count, 1))).squareRoot()
+            let weight = min(1, rms / changeFloor)
+            return TemporalAlignment.unit(moves).map { $0 * weight } + picture.map { $0 * pictureWeight }
         }
-        let leakPrints = zip(leakChanges, weights).map { change, weight in TemporalAlignment.unit(change).map { $0 * weight } }
-        let originalPrints = withoutLocalMean(original, seconds: localMeanSeconds).map(TemporalAlignment.unit)
+        let originalPrints = zip(withoutLocalMean(original, seconds: localMeanSeconds),
+                                 TemporalAlignment.withoutAverage(original.map(\.image)).map(TemporalAlignment.unit)).map {
+            TemporalAlignment.unit($0) + $1
+        }
         let originalTimes = original.map(\.time)
         let step = max(TemporalAlignment.medianStep(originalTimes), 0.001)
         let binCount = Int(((offsets.upperBound - offsets.lowerBound) / step).rounded(.up)) + 1
@@ -212,21 +226,33 @@ extension LeakTimeline {
         return LeakTimeline(pieces: pieces)
     }
 
-    /// Each fingerprint less the mean of those within `seconds` of it (its own included).
+    /// Each fingerprint less the mean of those within `seconds` of it (its own included) and on
+    /// its side of every abrupt change (`abruptChange`).
     static func withoutLocalMean(_ frames: [TimedLuma], seconds: Double) -> [[Float]] {
         guard let size = frames.first?.image.pixels.count else { return [] }
+        // Each frame's stretch: the frames since the last abrupt change.
+        var stretch = [Int](repeating: 0, count: frames.count)
+        for i in frames.indices.dropFirst() {
+            var squares: Float = 0
+            for k in 0..<size {
+                let difference = frames[i].image.pixels[k] - frames[i - 1].image.pixels[k]
+                squares += difference * difference
+            }
+            stretch[i] = stretch[i - 1] + ((squares / Float(size)).squareRoot() >= abruptChange ? 1 : 0)
+        }
         var sum = [Float](repeating: 0, count: size)
         var low = 0, high = 0
-        return frames.map { frame in
-            while high < frames.count, frames[high].time <= frame.time + seconds {
+        return frames.indices.map { i in
+            let frame = frames[i]
+            while high < frames.count, frames[high].time <= frame.time + seconds, stretch[high] == stretch[i] {
                 for k in 0..<size { sum[k] += frames[high].image.pixels[k] }
                 high += 1
             }
-            while frames[low].time < frame.time - seconds {
+            while low < high, frames[low].time < frame.time - seconds || stretch[low] != stretch[i] {
                 for k in 0..<size { sum[k] -= frames[low].image.pixels[k] }
                 low += 1
             }
-            let scale = 1 / Float(high - low)
+            let scale = 1 / Float(max(high - low, 1))
             return (0..<size).map { frame.image.pixels[$0] - sum[$0] * scale }
         }
     }
