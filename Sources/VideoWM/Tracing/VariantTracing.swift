@@ -68,6 +68,13 @@ struct VariantTracing {
     /// Scores every row's codeword against what `readings` saw.
     /// `numbers`: each row's number (as batch numbers them).
     func verdict(_ readings: VariantReadings?, numbers: [Int]) throws -> VariantTraceVerdict {
+        try verdict(readings, numbers: numbers, students: students, codebook: codebook)
+    }
+
+    /// The same for other students or another key's codebook: how the false-accusation rate is
+    /// measured on a leak none of them made (`VariantInnocentTrials`), with the code `trace` runs.
+    func verdict(_ readings: VariantReadings?, numbers: [Int], students: [String], codebook: VariantCodebook) throws -> VariantTraceVerdict {
+        precondition(numbers.count == students.count, "a number per row")
         let positions = 0..<periods.starts.count
         let biases = try codebook.biases(positions)
         let observations = readings?.observations(positions) ?? positions.map { _ in .erased }
