@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 
 /// Leaves the request target as the client sent it (MHD would percent-decode it, turning
@@ -75,6 +76,17 @@ static inline void vwm_mhd_client_address(struct MHD_Connection *connection, cha
 static inline unsigned int vwm_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? (unsigned int)info->port : 0;
+}
+
+/// Milliseconds since the socket last received data, or -1 when the system cannot tell (not a
+/// TCP socket). The connection watchdog reads it to learn when a kept-alive connection's next
+/// request began arriving: libmicrohttpd reads the bytes at once and tells nobody.
+static inline long long vwm_socket_milliseconds_since_receive(int socket) {
+    struct tcp_info info;
+    socklen_t size = sizeof info;
+    if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &size) != 0) return -1;
+    if (size < offsetof(struct tcp_info, tcpi_last_data_recv) + sizeof info.tcpi_last_data_recv) return -1;
+    return (long long)info.tcpi_last_data_recv;
 }
 
 #endif

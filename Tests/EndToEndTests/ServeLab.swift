@@ -19,12 +19,12 @@ final class ServeLab {
     static let ownSegments = [1, 4]
     static let segmentCount = 6
 
-    init(_ h: Harness, width: Int = 320, height: Int = 240, seconds: Double = 12) throws {
+    init(_ h: Harness, width: Int = 320, height: Int = 240, seconds: Double = 12, rate: Int = 30) throws {
         self.h = h
         library = h.path("library")
         try FileManager.default.createDirectory(atPath: library + "/intro", withIntermediateDirectories: true)
-        lecture = try h.makeClip("library/intro/lecture.mp4", width: width, height: height, seconds: seconds,
-                                 extra: ["-preset", "veryfast", "-x264-params", "keyint=60:min-keyint=60:scenecut=0:bframes=2"])
+        lecture = try h.makeClip("library/intro/lecture.mp4", width: width, height: height, rate: String(rate), seconds: seconds,
+                                 extra: ["-preset", "veryfast", "-x264-params", "keyint=\(2 * rate):min-keyint=\(2 * rate):scenecut=0:bframes=2"])
         _ = try h.write("library/intro/marks.json", Self.config)
         _ = try h.write("library/intro/lecture.json", #"{ "video": "lecture.mp4", "config": "marks.json", "segment": 2 }"#)
         tokenKey = h.path("token.key")

@@ -3,8 +3,9 @@ import Testing
 
 /// Variant layers on the command line (issue 29): `batch` to HLS writes each segment's variants
 /// once, shared, and each row's playlist lists its codeword's; `trace` reads the variants of a
-/// leak made from a row's copy and names that row, and nobody from an unmarked copy. What no
-/// command writes yet is refused with one line (64), never made without the code.
+/// leak made from a row's copy and names that row, and nobody from an unmarked copy; with
+/// `--ladder` and `--subtitles` every rendition carries the variants. What no command writes yet
+/// is refused with one line (64), never made without the code.
 @Suite("variant layers: commands", .serialized)
 struct VariantLayerCommandTests {
     static let config = #"""
@@ -27,7 +28,7 @@ struct VariantLayerCommandTests {
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8"], "--key-file"),
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.mkv", "--key-file", key], ".mkv files"),
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--segment", "4"], "--segment 4"),
-            (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--ladder", "auto"], "--ladder"),
+            (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--ladder", "auto", "--render", "smart"], "--render smart"),
         ] {
             let outcome = try h.shell("exec " + Harness.commandLine(arguments))
             expectCleanFailure(outcome, status: 64, naming: naming, in: h)
@@ -131,5 +132,70 @@ struct VariantLayerCommandTests {
         #expect(innocent.status == 1, "\(innocent.stdout)\(innocent.stderr)")
         #expect(innocent.stdout.contains("variant code: nobody named"), "\(innocent.stdout)")
         for line in innocent.stdout.split(separator: "\n") where line.hasPrefix("variant code:") { print("unmarked copy: \(line)") }
+    }
+
+    /// A 6-s 320×180 lecture at 15 fps, 4 variants every 2 s, the e-mail in segment 1, a 2-rung ladder
+    /// (180, 90) with audio and English captions, three rows and a fixed marks' key (rows 1 and 3
+    /// share segment 0's symbol, row 2 differs in both variant segments): every row's playlists
+    /// pass hls-check, every rendition decodes strictly to the lecture's frames at its times, a
+    /// (segment, rendition)'s variant files have one size, and a row lists the same symbol's files
+    /// in every rendition — its own segment 1 in each.
+    @Test func aLadderCarriesTheVariantsInEveryRendition() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let clip = try h.makeClip("lecture.mp4", width: 320, height: 180, rate: "15", seconds: 6)
+        let config = try h.write("variants.json", ServeVariantTests.config)
+        let key = try ServeVariantTests.writeKey(h)
+        let srt = try h.write("en.srt", "1\n00:00:00,500 --> 00:00:01,500\nHello\n\n2\n00:00:03,800 --> 00:00:04,600\nAcross the cut\n")
+        let csv = try h.write("students.csv", "id,email\nada,ada@example.com\nbob,bob@example.com\ncy,cy@example.com\n")
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        let batch = try h.videowm("batch", clip, "--vars", csv, "-c", config, "-o", h.path("out/{id}.m3u8"), "--key-file", key, "--preset", "ultrafast",
+                                  "--ladder", "180,90", "--subtitles", srt + ":en:English", "-q")
+        try #require(batch.status == 0, "\(batch.stderr)")
+
+        let lectureTimes = try h.videoFrameTimes(clip).compactMap(Double.init)
+        // Per row, per rendition (180, 90): the files its media playlist lists (init first).
+        var listed: [[[String]]] = []
+        for row in ["ada", "bob", "cy"] {
+            let multivariant = h.path("out/\(row).m3u8")
+            let checked = try LadderTests.hlsCheck(h, multivariant)
+            #expect(checked.status == 0, "\(row): \(checked.stdout) \(checked.stderr)")
+            let text = try String(contentsOfFile: multivariant, encoding: .utf8)
+            #expect(text.contains("TYPE=AUDIO") && text.contains("TYPE=SUBTITLES,GROUP-ID=\"subs\",LANGUAGE=\"en\""), "\(text)")
+            var renditions: [[String]] = []
+            for height in [180, 90] {
+                let playlist = try LadderTests.variant(multivariant, height: height)
+                let decoded = try h.run("ffmpeg", ["-v", "error", "-xerror", "-i", playlist, "-map", "0:v", "-f", "null", "-"])
+                #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(row) \(height)p: \(decoded.stderr)")
+                // The lecture's frames at its times, shifted alike (the ladder's timeline zero: docs/hls.md §15).
+                let times = try h.videoFrameTimes(playlist).compactMap(Double.init)
+                #expect(times.count == lectureTimes.count && zip(times, lectureTimes).allSatisfy { abs($0 - $1 - (times[0] - lectureTimes[0])) < 0.0001 },
+                        "\(row) \(height)p: \(times.count) frames, not the lecture's \(lectureTimes.count) at its times")
+                let files = try LadderTests.files(of: playlist)
+                try #require(files.count == 1 + ServeVariantTests.segmentCount, "\(row) \(height)p: \(files)")
+                // Segment 1 (the e-mail) is the row's own; the others shared variant files.
+                for k in 0..<ServeVariantTests.segmentCount {
+                    #expect(files[1 + k].hasPrefix("shared-segments/") == (k != ServeVariantTests.ownSegment), "\(row) \(height)p segment \(k): \(files[1 + k])")
+                }
+                renditions.append(files)
+            }
+            listed.append(renditions)
+        }
+        let shared = (0..<ServeVariantTests.segmentCount).filter { $0 != ServeVariantTests.ownSegment }
+        for k in shared {
+            for r in 0..<2 {
+                // A (segment, rendition)'s variant files: one size, whichever a row lists.
+                let sizes = Set(listed.map { LadderTests.size(h.path("out/" + $0[r][1 + k])) })
+                #expect(sizes.count == 1, "segment \(k), rendition \(r): sizes \(sizes)")
+            }
+            // One symbol in every rendition: two rows list the same file in one rendition exactly when they do in the other.
+            for i in 0..<3 { for j in (i + 1)..<3 {
+                #expect((listed[i][0][1 + k] == listed[j][0][1 + k]) == (listed[i][1][1 + k] == listed[j][1][1 + k]), "rows \(i + 1), \(j + 1), segment \(k)")
+            } }
+        }
+        #expect(listed[0][0][1] == listed[2][0][1] && listed[0][1][1] == listed[2][1][1], "rows 1 and 3 share segment 0's symbol in both renditions")
+        #expect(shared.allSatisfy { listed[0][0][1 + $0] != listed[1][0][1 + $0] }, "rows 1 and 2 differ in every variant segment")
+        // The initialization segments are the lecture's, one per rendition.
+        #expect(Set(listed.map { $0[0][0] }).count == 1 && Set(listed.map { $0[1][0] }).count == 1 && listed[0][0][0] != listed[0][1][0])
     }
 }

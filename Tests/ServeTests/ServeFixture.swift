@@ -23,7 +23,7 @@ final class ServeFixture: @unchecked Sendable {
     }
 
     init(indexer: TestIndexer = TestIndexer(), workers: Int = 2, queue: Int = 16, cacheBytes: UInt64 = 1 << 30,
-         http: HTTPDaemon.Settings = HTTPDaemon.Settings(), cacheFolder: String? = nil, startServer: Bool = true) throws {
+         http: HTTPDaemon.Settings = HTTPDaemon.Settings(), cacheFolder: String? = nil, startServer: Bool = true, warm: Bool = false) throws {
         root = NSTemporaryDirectory() + "videowm-serve-test-" + UUID().uuidString
         library = root + "/library"
         self.cacheFolder = cacheFolder ?? root + "/cache"
@@ -31,13 +31,15 @@ final class ServeFixture: @unchecked Sendable {
         self.indexer = indexer
         try Self.makeLecture(named: "intro", in: library)
         try Self.makeLecture(named: "other", in: library)
-        if startServer { server = try start(workers: workers, queue: queue, cacheBytes: cacheBytes, http: http) }
+        if startServer { server = try start(workers: workers, queue: queue, cacheBytes: cacheBytes, http: http, warm: warm) }
     }
 
-    func start(workers: Int = 2, queue: Int = 16, cacheBytes: UInt64 = 1 << 30, http: HTTPDaemon.Settings = HTTPDaemon.Settings()) throws -> OriginServer {
+    func start(workers: Int = 2, queue: Int = 16, cacheBytes: UInt64 = 1 << 30, http: HTTPDaemon.Settings = HTTPDaemon.Settings(),
+               warm: Bool = false) throws -> OriginServer {
         var settings = OriginServer.Settings(library: library, listen: ListenAddress("127.0.0.1:0")!, tokenKey: secretKey,
                                              cacheFolder: cacheFolder, cacheBytes: cacheBytes, workers: workers, queue: queue)
         settings.http = http
+        settings.warm = warm
         let lines = logLines
         return try OriginServer(settings: settings, indexer: indexer, log: ServerLog { lines.append($0) })
     }

@@ -6,6 +6,8 @@ import Foundation
 /// variable `marked` lists (default "1,3"); bytes say which rendition, segment and student
 /// they are, so a test can tell a student's file from another's. Renders count themselves,
 /// can be held at a gate until the test opens it, and fail for a file named in `failing`.
+/// Beside the playlist, a variant lecture's files: `variant-5-V.m4s` (V 0…3), rendered together
+/// as one group, each student listing the one their variable `variant` names.
 final class TestIndexer: LectureIndexer, @unchecked Sendable {
     let segments: Int
     let gate: RenderGate?
@@ -60,6 +62,26 @@ struct TestLecture: IndexedLecture {
 
     struct Unfillable: Error {}
 
+    /// Every file of both renditions (the initialization segments, every segment's shared copy)
+    /// and the variant group, as a lecture whose renditions cost an encode would list them.
+    func sharedWork() -> [SharedWork] {
+        let files = TestPresentation.renditions.flatMap { rendition in
+            [ResourceName(rendition: rendition, file: "init.mp4")] + (0..<indexer.segments).map { ResourceName(rendition: rendition, file: "\($0).m4s") }
+        }
+        let nobody = TestPresentation(indexer: indexer, variables: [:], marked: [])
+        let group = nobody.renderGroup(containing: ResourceName(rendition: "v0", file: TestPresentation.variantFiles[0]))
+        return files.map { .file($0) } + (group.map { [.group($0)] } ?? [])
+    }
+
+    /// A shared file's bytes: what every student's presentation renders for it.
+    func renderShared(_ resource: ResourceName) throws -> [UInt8] {
+        try TestPresentation(indexer: indexer, variables: [:], marked: []).render(resource)
+    }
+
+    func renderShared(_ group: RenderGroup) throws -> [[UInt8]] {
+        try TestPresentation(indexer: indexer, variables: [:], marked: []).render(group)
+    }
+
     func presentation(for variables: [String: String]) throws -> any StudentPresentation {
         if variables["email"] == nil { throw Unfillable() }
         let marked = Set((variables["marked"] ?? "1,3").split(separator: ",").compactMap { Int($0) })
@@ -103,8 +125,13 @@ struct TestPresentation: StudentPresentation {
         return index
     }
 
+    static let variantFiles = (0..<4).map { "variant-5-\($0).m4s" }
+
     func ownership(of resource: ResourceName) -> ResourceOwnership? {
         if resource.file == "init.mp4" && Self.renditions.contains(resource.rendition) { return .shared }
+        if let variant = Self.variantFiles.firstIndex(of: resource.file), Self.renditions.contains(resource.rendition) {
+            return variables["variant"] == String(variant) ? .shared : nil
+        }
         guard let index = index(of: resource) else { return nil }
         return marked.contains(index) ? .student : .shared
     }
@@ -113,6 +140,18 @@ struct TestPresentation: StudentPresentation {
         let start = file.flatMap { index(of: ResourceName(rendition: rendition, file: $0)) }.map { $0 + 1 } ?? 0
         guard let next = marked.sorted().first(where: { $0 >= start && $0 < indexer.segments }) else { return nil }
         return ResourceName(rendition: rendition, file: "\(next).m4s")
+    }
+
+    func renderGroup(containing resource: ResourceName) -> RenderGroup? {
+        guard Self.variantFiles.contains(resource.file) else { return nil }
+        return RenderGroup(name: "segment-5", rendition: resource.rendition,
+                           members: Self.variantFiles.map { ResourceName(rendition: resource.rendition, file: $0) })
+    }
+
+    func render(_ group: RenderGroup) throws -> [[UInt8]] {
+        indexer.gate?.pass()
+        indexer.recordRender("\(group.rendition)/\(group.name) group")
+        return group.members.map { Array("\($0) shared\n".utf8) }
     }
 
     func render(_ resource: ResourceName) throws -> [UInt8] {

@@ -127,7 +127,7 @@ public struct BatchRunner {
         }
         let presentations = pending.filter { $0.target.kind == .hlsPresentation }
         let files = config.variantLayer == nil ? pending.filter { $0.target.kind == .file } : []
-        if config.variantLayer != nil {  // files and presentations alike, from the lecture's shared renders
+        if config.variantLayer != nil && ladder == nil {  // files and presentations alike, from the lecture's shared renders
             try runVariantLecture(pending, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report, onProgress: onProgress)
         } else if !presentations.isEmpty {
             try runPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,

@@ -11,15 +11,11 @@ extension BatchRunner {
     /// is the same segments in one fragmented MP4 file (`FragmentedMP4File`).
     func runVariantLecture(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
                                  report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
-        guard let layer = config.variantLayer, let variants = layer.variants,
-              let lectureName = config.variantLecture(input: input) else { preconditionFailure("no variant layer") }
-        guard let key = config.pathKey else { throw Self.keyNeeded(config: config) }
+        guard config.pathKey != nil else { throw Self.keyNeeded(config: config) }
         let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
         let representative = try Compositor.forJob(config: config, variables: rows[0].variables, images: images, warn: { _ in })
         let lecture = try VariantLecture(source: source, compositor: representative, warn: warn)
-        let codebook = VariantCodebook(derivation: key, lecture: lectureName, alphabetSize: variants.count)
-        let positions = 0..<lecture.periodCount
-        let biases = try codebook.biases(positions)
+        let code = try VariantCode(config: config, input: input, periods: lecture.periodCount)
         let folder = try rows.contains(where: { $0.target.kind == .hlsPresentation }) ? createSharedFolder() : nil
         // MP4 rows take the shared renders from a scratch folder, made for the first of them and
         // removed when the batch ends.
@@ -48,8 +44,7 @@ extension BatchRunner {
         var members: [(batchRow: BatchRow, student: VariantLecture.Student)] = []
         for batchRow in rows {
             do {
-                let student = config.variantStudent(variables: batchRow.variables) ?? ""
-                let codeword = try codebook.codeword(student: student, positions: positions, biases: biases)
+                let codeword = try code.codeword(variables: batchRow.variables, config: config)
                 let own = lecture.ownSegments(markedBy: try Compositor.forJob(config: config, variables: batchRow.variables, images: images, warn: { _ in }))
                 try batchRow.createFolder()
                 let storage: PresentationStorage = if batchRow.target.kind == .hlsPresentation {
@@ -72,23 +67,16 @@ extension BatchRunner {
     }
 
     /// A variant layer's code is derived from the key: without one anybody could compute (and forge) a student's variants.
-    static func keyNeeded(config: WatermarkConfig) -> Error {
-        ConfigError(file: config.file, path: (config.variantLayer?.path ?? "watermarks") + ".variants",
-                    problem: "a variant layer needs the platform's key (--key-file or VIDEOWM_KEY_FILE; 'videowm keygen' makes one): without it anybody could compute a student's variants")
-    }
+    static func keyNeeded(config: WatermarkConfig) -> Error { VariantCode.keyNeeded(config: config) }
 }
 
 extension BatchRunner {
-    /// The file extensions a variant lecture's row can be written to besides `.m3u8`: a
-    /// fragmented MP4 (`FragmentedMP4File`).
-    static let variantFileExtensions: Set<String> = ["mp4", "m4v"]
-
     /// A batch with a variant layer needs the key and HLS or MP4 outputs: checked before anything is written.
     func refuseWhatVariantsCannotWrite() throws {
         guard let layer = config.variantLayer else { return }
         guard config.pathKey != nil else { throw Self.keyNeeded(config: config) }
         if let file = rows.first(where: {
-            $0.target.kind != .hlsPresentation && !Self.variantFileExtensions.contains(($0.output as NSString).pathExtension.lowercased())
+            $0.target.kind != .hlsPresentation && !$0.target.isMP4File
         }) {
             throw RequestError(subject: file.output, problem: "a variant layer is written to .m3u8 and .mp4 outputs by this build, not to \(file.target.fileType) files (\(config.file): \(layer.path).variants)")
         }

@@ -39,6 +39,17 @@ public struct WatermarkConfig: Sendable {
     /// The variant layer, if the config has one (at most one: see `parse`).
     public var variantLayer: LayerTemplate? { layers.first { $0.variants != nil } }
 
+    /// The same config with its variant layer alone (its index, and so its keyed path, kept): what
+    /// a lecture's shared variant renders draw, for nobody in particular (its `student`, which names
+    /// a row and draws nothing, left out). Nil without a variant layer.
+    public var withVariantLayerAlone: WatermarkConfig? {
+        guard var layer = variantLayer else { return nil }
+        layer.variants?.student = nil
+        var config = WatermarkConfig(file: file, layers: [layer], isTPStreams: isTPStreams)
+        config.pathKey = pathKey
+        return config
+    }
+
     /// Which layer covers which where they overlap.
     public var stacking: Compositor.Stacking { isTPStreams ? .earlierOnTop : .laterOnTop }
 

@@ -64,6 +64,10 @@ public struct OutputTarget: Sendable, Equatable {
         }
     }
 
+    /// One MP4 file (`.mp4`, `.m4v`): what a presentation's fragments can be joined into (a
+    /// variant lecture's row, `FragmentedMP4File`).
+    var isMP4File: Bool { kind == .file && (container.muxerName == "mp4" || container.muxerName == "ipod") }
+
     /// ".webm": how messages name the kind of file ("a .webm file cannot hold h264 video").
     public var fileType: String { "." + (path as NSString).pathExtension }
 }

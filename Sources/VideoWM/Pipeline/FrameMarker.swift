@@ -67,6 +67,28 @@ final class FrameMarker {
 
     /// Returns the marked frame: `frame` itself, or a converter's reused output frame.
     func mark(_ frame: Frame, at time: PresentationTime) throws -> Frame {
+        try draw(on: try converted(frame, at: time), at: time)
+    }
+
+    /// What a marker converts frames with (format, sizes, pixel shape): markers of one
+    /// `Conversion` turn a frame into the same pixels, so rows marking one picture at one size (a
+    /// ladder rendition's variants and students) can convert it once and each draw on a copy.
+    struct Conversion: Hashable {
+        let format: PixelFormat
+        let stream: [Int]
+        let picture: [Int]
+        let output: [Int]
+        let pixelAspect: [Int]
+    }
+
+    var conversion: Conversion {
+        Conversion(format: targetFormat, stream: [streamWidth, streamHeight], picture: [pictureWidth, pictureHeight],
+                   output: [outputWidth, outputHeight], pixelAspect: [pixelAspect.numerator, pixelAspect.denominator])
+    }
+
+    /// `frame` converted to the target format and size, unmarked: `frame` itself when it already
+    /// is, else the converter's reused output frame.
+    func converted(_ frame: Frame, at time: PresentationTime) throws -> Frame {
         var target = frame
         let resized = frame.width != streamWidth || frame.height != streamHeight
         if resized || frame.pixelFormat != targetFormat || outputWidth != streamWidth || outputHeight != streamHeight {
@@ -79,6 +101,12 @@ final class FrameMarker {
                 target.sampleAspectRatio = Rational(Int32(pixelAspect.numerator), Int32(pixelAspect.denominator))
             }
         }
+        return target
+    }
+
+    /// Draws the marks shown at `time` on `target` (a frame `converted` made), copied first when
+    /// its pixels are shared; returns it.
+    func draw(on target: Frame, at time: PresentationTime) throws -> Frame {
         // Frames where every layer is hidden are passed on without the copy-on-write.
         if compositor.drawsAnything(at: time) {
             try target.makeWritable(file: file)

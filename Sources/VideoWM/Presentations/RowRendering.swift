@@ -43,6 +43,13 @@ extension PresentationSource {
         return plan.positions.map { range in range.contains { compositor.drawsAnything(at: plan.time(plan.pictureTimestamps[$0])) } }
     }
 
+    /// For each segment of `plan`, whether a layer of `compositor` other than its variant layer
+    /// draws on some picture of it: the segments a student of a lecture with a variant layer
+    /// re-encodes (everywhere else their copy is the lecture's shared render of their variant).
+    func ownSegments(_ plan: PresentationPlan, by compositor: Compositor) -> [Bool] {
+        plan.positions.map { range in range.contains { compositor.drawsOwnMarks(at: plan.time(plan.pictureTimestamps[$0])) } }
+    }
+
     /// What a row whose `marked` segments are re-encoded reports ("re-encoded 12.0 s of 60.0 s").
     func outcome(_ rendering: PresentationRendering, marked: [Bool]) -> RenderOutcome {
         guard rendering == .sharedCopies else { return RenderOutcome(isSmart: rendering == .copied) }

@@ -25,15 +25,18 @@ final class SegmentEncoder {
     }
 
     /// Marks and encodes the picture presented at `pts`; `exclusive` when no other row shares the
-    /// frame (it may be marked in place; otherwise it is copied on write).
-    func consume(_ frame: Frame, pts: Int64, exclusive: Bool) throws {
+    /// frame (it may be marked in place; otherwise it is copied on write). `converted`: the frame
+    /// is already converted as this row's marker converts (`FrameMarker.Conversion`), by another
+    /// row's marker of the same conversion.
+    func consume(_ frame: Frame, pts: Int64, exclusive: Bool, converted: Bool = false) throws {
         var picture = frame
         if !exclusive {
             try scratchFrame.reference(frame, file: file)
             picture = scratchFrame
         }
         defer { if !exclusive { scratchFrame.unref() } }
-        let marked = try making.marker.mark(picture, at: plan.time(pts))
+        let time = plan.time(pts)
+        let marked = converted ? try making.marker.draw(on: picture, at: time) : try making.marker.mark(picture, at: time)
         marked.presentationTimestamp = pts
         // The decoder's picture type would carry the input's keyframes over: only the segment's
         // first picture and --gop's schedule place them.
@@ -41,6 +44,15 @@ final class SegmentEncoder {
         first = false
         try encoder.send(marked)
         try collect()
+    }
+
+    /// How this row's marker converts pictures.
+    var conversion: FrameMarker.Conversion { making.marker.conversion }
+
+    /// The picture presented at `pts` converted as this row's marker converts it, unmarked (the
+    /// marker's reused frame: valid until its next conversion).
+    func converted(_ frame: Frame, pts: Int64) throws -> Frame {
+        try making.marker.converted(frame, at: plan.time(pts))
     }
 
     private func collect() throws {

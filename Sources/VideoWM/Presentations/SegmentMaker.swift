@@ -98,10 +98,23 @@ final class SegmentMaker {
         }
         var decoded = 0
         if !encoders.isEmpty {
+            // Rows that convert pictures alike (a ladder rendition's variants and students: one
+            // size, one format) share one conversion of each picture, and each draws on a copy.
+            var conversionCounts: [FrameMarker.Conversion: Int] = [:]
+            for encoder in encoders.values { conversionCounts[encoder.conversion, default: 0] += 1 }
+            let shared = Set(conversionCounts.filter { $0.value > 1 }.keys)
             let onPicture = { (frame: Frame, pts: Int64) in
-                for (n, encoder) in encoders where failures[n] == nil {
+                var converted: [FrameMarker.Conversion: Frame] = [:]
+                for (n, encoder) in encoders.sorted(by: { $0.key < $1.key }) where failures[n] == nil {
                     do {
-                        try encoder.consume(frame, pts: pts, exclusive: encoders.count == 1)
+                        let conversion = encoder.conversion
+                        guard shared.contains(conversion) else {
+                            try encoder.consume(frame, pts: pts, exclusive: encoders.count == 1)
+                            continue
+                        }
+                        let picture = try converted[conversion] ?? encoder.converted(frame, pts: pts)
+                        converted[conversion] = picture
+                        try encoder.consume(picture, pts: pts, exclusive: false, converted: true)
                     } catch {
                         failures[n] = error
                     }

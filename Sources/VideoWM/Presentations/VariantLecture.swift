@@ -10,8 +10,14 @@ import Overlay
 /// own segment or the shared render of its codeword's variant.
 ///
 /// The q renders of a segment are padded to one size (a `free` box after the `mdat`) and named
-/// by their content, so neither a name nor a size says which variant a student was given.
-final class VariantLecture {
+/// by their content (batch) or an opaque keyed name (serve), so neither a name nor a size says
+/// which variant a student was given.
+///
+/// `batch` writes a whole lecture (`write`); a server makes the same files one segment at a time
+/// (`sharedFiles(ofSegment:)`, a student's `row(config:variables:images:codeword:)`),
+/// through the same functions, so each is byte for byte batch's. Use one lecture from one thread
+/// at a time (its rows' compositors are stateful); lectures over one source are cheap to make.
+public final class VariantLecture {
     let source: PresentationSource
     let plan: PresentationPlan
     /// Variant k of the layer alone, as every row without a mark of its own shows it.
@@ -30,24 +36,56 @@ final class VariantLecture {
         plan = variants[0].plan
     }
 
+    /// A server's lecture, before any student: the config's variant layer bound alone, with
+    /// `jobValues` for `{date}` and `{time}` (batch binds it with its first row's variables, which the
+    /// layer's text may not use: `BatchPlan` refuses a CSV column in it). A server knows no student's
+    /// variables when it renders the shared variants, so the layer's text may use none (64, naming it).
+    public convenience init(source: PresentationSource, config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
+                            warn: @escaping WarningHandler) throws {
+        try self.init(source: source, compositor: try Self.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn), warn: warn)
+    }
+
+    /// The config's variant layer alone, bound for nobody in particular (a server's lecture, or
+    /// ladder, before any student): with `jobValues` for `{date}` and `{time}`; a student's
+    /// variable in the layer's text is refused (64, naming it).
+    public static func layerAlone(config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
+                                  warn: @escaping WarningHandler) throws -> Compositor {
+        guard let alone = config.withVariantLayerAlone else { preconditionFailure("a variant lecture needs a variant layer") }
+        if let layer = config.variantLayer, case .text(let template) = layer.content,
+           let name = template.variableNames.first(where: { !TextTokens.all.contains($0) }) {
+            throw ConfigError(file: config.file, path: layer.path + ".text",
+                              problem: "'{\(name)}' in a variant layer's text: the layer is the same for every student (each segment's variants are rendered once for the class), so it may use no student's variable")
+        }
+        return try Compositor.forJob(config: alone, variables: jobValues, images: images, warn: warn)
+    }
+
     /// How many periods (segments) a codeword covers.
-    var periodCount: Int { plan.segmentCount }
+    public var periodCount: Int { plan.segmentCount }
+
+    /// q: how many variants each segment has.
+    public var variantCount: Int { variants.count }
 
     /// When each period starts: the plan's segment starts, as the variant schedule and `trace` read them.
     var periodStarts: [PresentationTime] { plan.plannedSegments.map(\.start) }
 
     /// For each segment, whether a layer of `compositor` other than the variant layer shows in
     /// it: the segments a row marked by it re-encodes (the others are shared renders).
-    func ownSegments(markedBy compositor: Compositor) -> [Bool] {
-        plan.positions.map { range in range.contains { compositor.drawsOwnMarks(at: plan.time(plan.pictureTimestamps[$0])) } }
+    public func ownSegments(markedBy compositor: Compositor) -> [Bool] {
+        source.ownSegments(plan, by: compositor)
     }
 
     /// A student's row: `compositor` (the row's layers, the variant layer among them) drawing
     /// `codeword`'s variant in each period; it re-encodes the segments its own marks show in.
-    func row(compositor: Compositor, codeword: [Int]) throws -> PresentationRow {
+    public func row(compositor: Compositor, codeword: [Int]) throws -> PresentationRow {
         precondition(codeword.count == periodCount, "one variant per period")
         compositor.variantSchedule = VariantSchedule(periodStarts: periodStarts, variants: codeword)
         return try PresentationRow(source: source, compositor: compositor, rendering: .encoded, ownSegments: ownSegments(markedBy: compositor), warn: warn)
+    }
+
+    /// A student's row from `config` bound to their `variables` (as `Compositor.forJob` binds a
+    /// batch row's), drawing `codeword`'s variants.
+    public func row(config: WatermarkConfig, variables: [String: String], images: ImageCache, codeword: [Int]) throws -> PresentationRow {
+        try row(compositor: try Compositor.forJob(config: config, variables: variables, images: images, warn: warn), codeword: codeword)
     }
 
     /// A student of the lecture, before their row is made (rows hold prepared marks: they are
@@ -73,6 +111,39 @@ final class VariantLecture {
             return bytes + [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
                 + Array("free".utf8) + [UInt8](repeating: 0, count: missing - 8)
         }
+    }
+
+    /// The files every student's playlist picks from at segment `k`, as `maker` (over `variants`)
+    /// makes them: the q variants, padded to one size, and with segment 0 the initialization
+    /// segment every playlist names (every row's segments come from encoders set up alike), made
+    /// from variant 0's packets of it.
+    func sharedFiles(ofSegment k: Int, maker: SegmentMaker, seeking: Bool) throws -> SharedFiles {
+        let made = try maker.render(segment: k, seeking: seeking, keepingPackets: k == 0)
+        let renders = try made.map { try $0.get() }
+        let padded = Self.padded(renders.map(\.segment.bytes))
+        let variants = renders.indices.map { v in
+            let render = renders[v].segment
+            return RenderedSegment(index: k, bytes: padded[v], duration: render.duration, isShared: true, decodedPictures: render.decodedPictures,
+                                   encodedPictures: render.encodedPictures, videoSamples: render.videoSamples)
+        }
+        let initialization = k == 0
+            ? RenderedInitialization(bytes: try self.variants[0].initializationSegment(firstSegmentPackets: renders[0].packets).bytes, isShared: true) : nil
+        return SharedFiles(variants: variants, initialization: initialization)
+    }
+
+    /// A segment's shared files: its q variants (in variant order) and, for segment 0, the
+    /// lecture's initialization segment.
+    public struct SharedFiles: Sendable {
+        public let variants: [RenderedSegment]
+        public let initialization: RenderedInitialization?
+    }
+
+    /// Segment `k`'s shared files alone (the reader seeks to its GOPs; one decode, q encodes):
+    /// what a server makes on the first request for any of them, byte for byte the files
+    /// `batch` writes for that segment.
+    public func sharedFiles(ofSegment k: Int) throws -> SharedFiles {
+        precondition(plan.cuts.indices.contains(k), "segment \(k) of a lecture of \(plan.segmentCount)")
+        return try sharedFiles(ofSegment: k, maker: try SegmentMaker(source: source, plan: plan, rows: variants), seeking: true)
     }
 
     /// Writes the presentations of `rows` (each with its codeword's variants), `group` rows at
@@ -110,17 +181,9 @@ final class VariantLecture {
             // The shared renders: every row lists its codeword's variant of each segment.
             let maker = try SegmentMaker(source: source, plan: plan, rows: variants)
             for k in 0..<plan.segmentCount where !active.isEmpty {
-                let made = try maker.render(segment: k, seeking: false, keepingPackets: k == 0)
-                let renders = try (0..<q).map { try made[$0].get() }
-                let padded = Self.padded(renders.map(\.segment.bytes))
-                let shared = renders.indices.map { v in
-                    let render = renders[v].segment
-                    return RenderedSegment(index: k, bytes: padded[v], duration: render.duration, isShared: true, decodedPictures: render.decodedPictures,
-                                           encodedPictures: render.encodedPictures, videoSamples: render.videoSamples)
-                }
-                // Every row's segments come from encoders set up alike: one initialization for all.
-                let initialization = k == 0
-                    ? RenderedInitialization(bytes: try variants[0].initializationSegment(firstSegmentPackets: renders[0].packets).bytes, isShared: true) : nil
+                let files = try sharedFiles(ofSegment: k, maker: maker, seeking: false)
+                let (shared, initialization) = (files.variants, files.initialization)
+                precondition(shared.count == q, "one render per variant")
                 frames += shared[0].videoSamples
                 try forEachActive(Array(rows.indices)) { n in
                     let student = rows[n]
@@ -161,5 +224,26 @@ final class VariantLecture {
             throw error
         }
         return PresentationSummary(videoFrames: frames, damagedPackets: damaged)
+    }
+}
+
+/// Where a lecture's shared variant renders get the variant layer from (a ladder's,
+/// `LectureLadder`): a compositor holding it, made anew for each thread's rows (a compositor's
+/// fonts are not thread-safe).
+public struct VariantLayerSource: @unchecked Sendable {
+    let make: () throws -> Compositor
+
+    /// As a batch binds it: `config` with a row's `variables` (the layer's text uses no CSV
+    /// column: `BatchPlan` checks), as `BatchRunner.runVariantLecture` binds it.
+    static func binding(_ config: WatermarkConfig, variables: [String: String], images: ImageCache) -> Self {
+        Self { try Compositor.forJob(config: config, variables: variables, images: images, warn: { _ in }) }
+    }
+
+    /// A server's, for nobody in particular: the layer alone with the lecture's `jobValues`
+    /// (`VariantLecture.layerAlone`); a student's variable in its text is refused here (64, naming it).
+    public static func alone(_ config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
+                             warn: @escaping WarningHandler) throws -> Self {
+        _ = try VariantLecture.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn)
+        return Self { try VariantLecture.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn) }
     }
 }

@@ -76,6 +76,9 @@ public struct LadderSegment: Sendable, Equatable {
     /// The lecture's bytes, the same for every student (`LectureLadder.sharedSegment`); false:
     /// this student's marks show in it and it is theirs alone.
     public let isShared: Bool
+    /// Which of the lecture's shared variants the student lists here, when shared: their
+    /// codeword's symbol in a variant ladder's video renditions (`LectureLadder.sharedVariants`), else 0.
+    public let variant: Int
 }
 
 /// What `--ladder` and `--subtitles` ask of an `.m3u8` output: a multivariant playlist of these

@@ -8,21 +8,34 @@ import Overlay
 ///
 /// A segment no mark shows on is the lecture's (`LectureLadder.sharedSegment`), the same bytes
 /// for every student; a marked one is re-encoded from the input for this student, marked on the
-/// rendition's picture. Audio and captions are the lecture's. Use one row from one thread at a
-/// time (its compositor is stateful).
+/// rendition's picture. Audio and captions are the lecture's. With a variant layer, a segment is
+/// the student's where a mark of theirs other than the variant layer shows (their variant drawn
+/// under it), and elsewhere the lecture's render of their codeword's variant, the same symbol in
+/// every rendition. Use one row from one thread at a time (its compositor is stateful).
 public final class LadderRow {
     public let lecture: LectureLadder
-    /// Per segment, whether a mark of the student shows in it (every video rendition alike).
+    /// Per segment, whether a mark of the student shows in it (every video rendition alike; with
+    /// a variant layer, a mark other than it).
     let marked: [Bool]
+    /// With a variant layer: the student's variant of every segment (their codeword).
+    public let codeword: [Int]?
     /// The student's rows of the video renditions it re-encodes segments of, by rendition id.
     let videoRows: [String: PresentationRow]
     /// What the transcode summary says ("re-encoded 12.0 s of 60.0 s").
     public let outcome: RenderOutcome
 
-    init(lecture: LectureLadder, compositor: Compositor, warn: @escaping WarningHandler) throws {
+    init(lecture: LectureLadder, compositor: Compositor, codeword: [Int]?, warn: @escaping WarningHandler) throws {
         self.lecture = lecture
         let plan = lecture.plan
-        marked = lecture.source.markedSegments(plan, by: compositor)
+        precondition((codeword == nil) == (lecture.variantCount == nil), "a codeword exactly when the lecture has a variant layer")
+        self.codeword = codeword
+        if let codeword {
+            precondition(codeword.count == plan.segmentCount, "one variant per segment")
+            compositor.variantSchedule = VariantSchedule(periodStarts: plan.plannedSegments.map(\.start), variants: codeword)
+            marked = lecture.source.ownSegments(plan, by: compositor)
+        } else {
+            marked = lecture.source.markedSegments(plan, by: compositor)
+        }
         var rows: [String: PresentationRow] = [:]
         if marked.contains(true) {
             for rendition in lecture.renditions where rendition.kind == .video {
@@ -41,16 +54,21 @@ public final class LadderRow {
         let kind = lecture.rendition(id, of: [.video, .audio, .subtitles]).kind
         return lecture.plan.plannedSegments.map { planned in
             LadderSegment(index: planned.index, start: planned.start, duration: planned.duration,
-                          isShared: kind != .video || !marked[planned.index])
+                          isShared: kind != .video || !marked[planned.index], variant: kind == .video ? variant(at: planned.index) : 0)
         }
     }
 
-    /// Segment `index` of rendition `id` alone: a shared one the lecture's bytes, an own one
-    /// re-encoded with this student's marks — byte for byte what a batch writes there.
+    /// The shared variant this student lists at video segment `k` (0 without a variant layer).
+    func variant(at k: Int) -> Int { codeword?[k] ?? 0 }
+
+    /// Segment `index` of rendition `id` alone: a shared one the lecture's bytes (with a variant
+    /// layer, its render of this student's variant), an own one re-encoded with this student's
+    /// marks — byte for byte what a batch writes there.
     public func render(rendition id: String, segment index: Int) throws -> [UInt8] {
         let kind = lecture.rendition(id, of: [.video, .audio, .subtitles]).kind
-        guard kind == .video, marked[index], let row = videoRows[id] else { return try lecture.sharedSegment(of: id, index: index) }
-        return try row.render(segment: index).bytes
+        if kind == .video, marked[index], let row = videoRows[id] { return try row.render(segment: index).bytes }
+        if kind == .video, codeword != nil { return try lecture.sharedVariants(of: id, segment: index)[variant(at: index)] }
+        return try lecture.sharedSegment(of: id, index: index)
     }
 
     /// The media playlist of rendition `id`: `initializationURI` names its initialization segment

@@ -18,10 +18,12 @@ extension LectureLadder {
     }
 
     /// Unmarked segment `index` of rendition `id` (video: the input's packets or the clean
-    /// encode; audio; WebVTT): the bytes every student's playlist lists there.
+    /// encode; audio; WebVTT): the bytes every student's playlist lists there. A variant
+    /// ladder's video segments are its variants (`sharedVariants`).
     public func sharedSegment(of id: String, index: Int) throws -> [UInt8] {
         let rendition = rendition(id, of: [.video, .audio, .subtitles])
         precondition(plan.cuts.indices.contains(index), "segment \(index) of a ladder of \(plan.segmentCount)")
+        precondition(rendition.kind != .video || variantCount == nil, "a variant ladder's video segment is one of its variants")
         let bytes: [UInt8]
         switch rendition.kind {
         case .subtitles: bytes = try captions(of: id)[index].bytes
@@ -41,8 +43,8 @@ extension LectureLadder {
     }
 
     /// Renders every shared segment of every rendition once (one pass over the input, each
-    /// segment decoded once for all encoded renditions), so declared rates use their measured
-    /// sizes: for a server at indexing.
+    /// segment decoded once for all encoded renditions; a variant ladder's every variant), so
+    /// declared rates use their measured sizes: for a server at indexing.
     public func measureSharedSegments() throws {
         let ids = renditions.filter { $0.kind != .subtitles }.map(\.id)
         try LadderWriter.makeShared(of: self, renditions: ids) { id, k, bytes in self.remember(size: bytes.count, of: id, segment: k) }

@@ -17,6 +17,10 @@ import Overlay
 /// - Audio: one rendition per audio stream (copied when fMP4 holds it, else encoded once),
 ///   segmented at the video's cuts; captions: one WebVTT rendition per text track.
 /// - One media timeline for every track of every rendition (`timelineOrigin`), no edit lists.
+/// - With a variant layer (issue 29, docs/variant-marks.md §6): every rendition is encoded (no
+///   segment can be the input's packets: the layer shows in all), cut every period, and a
+///   segment's shared files are its q variants of each rendition (`sharedVariants`), padded to
+///   one size; a student lists their codeword's variant in every rendition alike.
 ///
 /// Immutable once made apart from caches behind a lock: share it across threads (a server keeps
 /// one per lecture revision).
@@ -37,6 +41,13 @@ public final class LectureLadder: @unchecked Sendable {
     private let videoShapes: [String: VideoShape]
     private let audioTracks: [String: Int]
     private let fonts: FontLibrary
+    /// With a variant layer (LectureLadder+Variants.swift): where one thread's rows get it (a
+    /// compositor's fonts are not thread-safe); nil without one.
+    let variantLayer: VariantLayerSource?
+    /// q with a variant layer: the shared renders each segment of a video rendition has; nil without one.
+    public let variantCount: Int?
+    /// Sets of the variant layer alone (a compositor per variant) idle between renders, under `lock`.
+    var idleVariantLayers: [[Compositor]] = []
     /// The shared files' caches (LectureLadder+Shared.swift): initialization segments and the
     /// sizes of shared segments made so far, by rendition.
     let lock = NSLock()
@@ -61,13 +72,22 @@ public final class LectureLadder: @unchecked Sendable {
 
     /// - Parameters:
     ///   - subject: how messages name the ladder's request ("--ladder", a lecture's field).
+    ///   - variantLayer: with a variant layer (its period the segment length: the caller's check),
+    ///     where its renders get it; nil without one.
     /// - Throws: `RequestError` (64) for settings a ladder decides itself (`--bitrate`, `--crf`,
     ///   size options, `--maxrate`/`--bufsize`); `InputError` (66) for a missing input or sidecar;
     ///   `MediaError` (65) for a damaged input or a bad cue ("FILE: line N: …").
     public init(input: String, ladder request: LadderRequest, subtitles: [SidecarCaptions] = [], settings: EncodeSettings = EncodeSettings(),
                 segment: PresentationTime = HLSSettings.defaultSegmentDuration, damagePolicy: DamagePolicy = .warn, render: RenderMode = .auto,
-                subject: String = "--ladder", warn: @escaping WarningHandler = { _ in }) throws {
+                subject: String = "--ladder", variantLayer: VariantLayerSource? = nil, warn: @escaping WarningHandler = { _ in }) throws {
         try Self.validate(settings, subject: subject)
+        self.variantLayer = variantLayer
+        if let variantLayer {
+            guard let variants = try variantLayer.make().layerVariants else { preconditionFailure("a variant ladder's compositor without its variant layer") }
+            variantCount = variants.count
+        } else {
+            variantCount = nil
+        }
         let source = try PresentationSource(input: input, settings: settings, segment: segment, damagePolicy: damagePolicy,
                                             subtitlesAsRenditions: true, warn: warn)
         self.source = source
@@ -79,8 +99,9 @@ public final class LectureLadder: @unchecked Sendable {
                                                                               pixelAspect: video.pixelAspect, rotation: video.rotation),
                                        codec: codec == .h264 ? .h264 : .hevcClass, subject: subject)
         notices += resolved.notices
-        // The input's own picture is its packets where no mark shows (`--render full`: encoded too).
-        let isSourcePicture = resolved.renditions.first?.isSourcePicture == true
+        // The input's own picture is its packets where no mark shows (`--render full`, or a variant
+        // layer, which shows in every segment: encoded too).
+        let isSourcePicture = resolved.renditions.first?.isSourcePicture == true && variantLayer == nil
         let copies = isSourcePicture && source.sharingRefusal == nil && render != .full
         if isSourcePicture, render != .full, let refusal = source.sharingRefusal {
             if render == .smart {
@@ -200,14 +221,15 @@ public final class LectureLadder: @unchecked Sendable {
     // MARK: Students
 
     /// One student: `config` bound to `variables` as a batch row is bound.
-    public func student(config: WatermarkConfig, variables: [String: String], images: ImageCache = ImageCache(),
+    public func student(config: WatermarkConfig, variables: [String: String], images: ImageCache = ImageCache(), codeword: [Int]? = nil,
                         warn: @escaping WarningHandler = { _ in }) throws -> LadderRow {
-        try student(compositor: Compositor.forJob(config: config, variables: variables, images: images, warn: warn), warn: warn)
+        try student(compositor: Compositor.forJob(config: config, variables: variables, images: images, warn: warn), codeword: codeword, warn: warn)
     }
 
-    /// One student marked by `compositor` (which the row's renditions then use, one thread at a time).
-    public func student(compositor: Compositor, warn: @escaping WarningHandler = { _ in }) throws -> LadderRow {
-        try LadderRow(lecture: self, compositor: compositor, warn: warn)
+    /// One student marked by `compositor` (which the row's renditions then use, one thread at a
+    /// time); with a variant layer, `codeword` names their variant of every segment (`VariantCode`).
+    public func student(compositor: Compositor, codeword: [Int]? = nil, warn: @escaping WarningHandler = { _ in }) throws -> LadderRow {
+        try LadderRow(lecture: self, compositor: compositor, codeword: codeword, warn: warn)
     }
 
     // MARK: The rows behind the renditions
@@ -246,8 +268,10 @@ public final class LectureLadder: @unchecked Sendable {
                             warn: { _ in })
     }
 
-    /// The lecture's row of a video or audio rendition.
+    /// The lecture's row of a video or audio rendition (a variant ladder's video: variant 0's,
+    /// which its initialization segment is made from).
     func sharedRow(_ id: String) throws -> PresentationRow {
-        rendition(id, of: [.video, .audio]).kind == .video ? try cleanRow(id) : try audioRow(id)
+        guard rendition(id, of: [.video, .audio]).kind == .video else { return try audioRow(id) }
+        return variantLayer == nil ? try cleanRow(id) : try sharedVideoRows(id)[0]
     }
 }

@@ -15,7 +15,8 @@ import Glibc
 /// - **One render per file, across processes.** `produce` takes an exclusive `flock` on the
 ///   key's lock file (under `.locks/`) before looking for the file and rendering it: a
 ///   second process asking for the same file waits for the first and then finds it made.
-///   The kernel releases the lock of a process that dies.
+///   The kernel releases the lock of a process that dies. Files made by one render (a segment's
+///   variants) are made under their group's lock (`produceGroup`), the same way.
 /// - **Bounded.** Past `capacity` bytes, the least recently used files are removed (last
 ///   use is the file's access time, which this cache sets itself on every hit, so it holds
 ///   across processes and restarts whatever the mount's atime policy). A file being
@@ -74,6 +75,45 @@ public final class SegmentCache: @unchecked Sendable {
         lock.withLock { knownBytes += UInt64(bytes.count) }
         evictIfNeeded()
         return (file, true)
+    }
+
+    /// The files under `keys`, made together: those there (marked as used now), or, when any is
+    /// missing, every missing one written from one `render` (its bytes in `keys` order) while the
+    /// group's lock (`groupKey`, no file's key) and each file's are held — so across processes one
+    /// render makes the group, whichever member is asked for first, and eviction (which takes a
+    /// file's lock) never removes a member while it is being made.
+    public func produceGroup(_ groupKey: String, keys: [String], render: () throws -> [[UInt8]]) throws -> (files: [OpenFile], rendered: Bool) {
+        func openAll() -> [OpenFile]? {
+            var files: [OpenFile] = []
+            for key in keys {
+                guard let file = open(key) else { return nil }
+                files.append(file)
+            }
+            return files
+        }
+        if let files = openAll() { return (files, false) }
+        let groupLock = try KeyLock(path: lockPath(of: groupKey))
+        defer { groupLock.release() }
+        // Each file's own lock, in the group's order, after the group's (no process takes them the other way round).
+        let fileLocks = try keys.map { try KeyLock(path: lockPath(of: $0)) }
+        defer { for lock in fileLocks { lock.release() } }
+        if let files = openAll() { return (files, false) }  // another process made them while we waited
+        let made = try render()
+        precondition(made.count == keys.count, "one file per key of the group")
+        var files: [OpenFile] = []
+        for (key, bytes) in zip(keys, made) {
+            if let file = open(key) {
+                files.append(file)  // made before and kept: the same bytes
+                continue
+            }
+            let final = path(of: key)
+            try write(bytes, to: final)
+            guard let file = OpenFile(path: final) else { throw CacheError(path: final, operation: "opening the file just written", code: errno) }
+            lock.withLock { knownBytes += UInt64(bytes.count) }
+            files.append(file)
+        }
+        evictIfNeeded()
+        return (files, true)
     }
 
     private func lockPath(of key: String) -> String {

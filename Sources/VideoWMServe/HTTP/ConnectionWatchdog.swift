@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,12 +7,16 @@ import Glibc
 /// Cuts off connections that take too long to send a request's header.
 ///
 /// libmicrohttpd's own timeout counts inactivity, so a client that sends one byte a second
-/// (slowloris) would keep a connection forever. The watchdog remembers when each connection
-/// began waiting for a request (its start, or the end of its previous response) and shuts its
-/// socket down once `headerDeadline` passes without a request reaching the application; the
+/// (slowloris) would keep a connection forever. The watchdog gives every request's header
+/// `headerDeadline` to arrive whole, counted from when it began: a new connection's from its
+/// opening; a kept-alive connection's from the first byte after its previous response, seen in
+/// the socket's TCP_INFO (time since data last came in), since the library reads the bytes and
+/// tells nobody. A kept-alive connection that is merely silent between requests (a player with
+/// a full buffer, a client waiting out a 503's Retry-After) is the library's inactivity
+/// timeout's, not cut off as slow. Past the deadline the watchdog shuts the socket down; the
 /// library then sees the end of the stream and closes the connection as usual. A connection
 /// busy with a request (waiting for a render, or sending) is left alone; one whose client
-/// stops reading is the library's inactivity timeout's.
+/// stops reading is the inactivity timeout's too.
 ///
 /// The socket is shut down under the same lock that the library's "closed" notification takes
 /// to forget the connection, and the library closes the descriptor only after that
@@ -19,7 +24,10 @@ import Glibc
 final class ConnectionWatchdog: @unchecked Sendable {
     private struct Watched {
         let socket: Int32
+        /// Since when the connection has waited for a request (nil while one is being answered).
         var waitingSince: Double?
+        /// When the awaited request's header began arriving; nil while a kept-alive connection is silent.
+        var headerSince: Double?
         var cutOff = false
     }
 
@@ -41,15 +49,23 @@ final class ConnectionWatchdog: @unchecked Sendable {
     }
 
     func connectionOpened(_ connection: UnsafeMutableRawPointer, socket: Int32) {
-        lock.withLock { connections[connection] = Watched(socket: socket, waitingSince: Self.now()) }
+        // A new connection is opened to send a request: its header's time runs from the start.
+        let now = Self.now()
+        lock.withLock { connections[connection] = Watched(socket: socket, waitingSince: now, headerSince: now) }
     }
 
     func requestArrived(_ connection: UnsafeMutableRawPointer) {
-        lock.withLock { connections[connection]?.waitingSince = nil }
+        lock.withLock {
+            connections[connection]?.waitingSince = nil
+            connections[connection]?.headerSince = nil
+        }
     }
 
     func requestEnded(_ connection: UnsafeMutableRawPointer) {
-        lock.withLock { connections[connection]?.waitingSince = Self.now() }
+        lock.withLock {
+            connections[connection]?.waitingSince = Self.now()
+            connections[connection]?.headerSince = nil
+        }
     }
 
     func connectionClosed(_ connection: UnsafeMutableRawPointer) {
@@ -73,7 +89,10 @@ final class ConnectionWatchdog: @unchecked Sendable {
             let now = Self.now()
             lock.withLock {
                 for (connection, watched) in connections where !watched.cutOff {
-                    guard let since = watched.waitingSince, now - since > headerDeadline else { continue }
+                    guard let waitingSince = watched.waitingSince else { continue }
+                    let headerSince = watched.headerSince ?? Self.headerStart(of: watched.socket, waitingSince: waitingSince, now: now)
+                    connections[connection]?.headerSince = headerSince
+                    guard let headerSince, now - headerSince > headerDeadline else { continue }
                     shutdown(watched.socket, Int32(SHUT_RDWR))
                     connections[connection]?.cutOff = true
                     cutOffCount += 1
@@ -82,6 +101,21 @@ final class ConnectionWatchdog: @unchecked Sendable {
         }
         stopped.signal()
     }
+
+    /// When a kept-alive connection's next request began arriving: the last time data came in,
+    /// if that is after the wait began (polled every 0.2 s, so within that of the first byte);
+    /// nil while it has been silent. Where the system cannot tell, the wait's start (strict).
+    private static func headerStart(of socket: Int32, waitingSince: Double, now: Double) -> Double? {
+        let milliseconds = vwm_socket_milliseconds_since_receive(socket)
+        guard milliseconds >= 0 else { return waitingSince }
+        let lastReceived = now - Double(milliseconds) / 1000
+        // The kernel counts in jiffies (up to 10 ms) and rounds down: the previous request's
+        // last bytes, answered within a jiffy, could seem to come after the wait began.
+        return lastReceived > waitingSince + clockMargin ? lastReceived : nil
+    }
+
+    /// Seconds by which data must follow the start of a wait to count as the next request.
+    static let clockMargin = 0.05
 
     static func now() -> Double {
         var time = timespec()

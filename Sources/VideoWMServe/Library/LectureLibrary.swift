@@ -31,6 +31,16 @@ final class LectureLibrary: @unchecked Sendable {
         self.log = log
     }
 
+    /// The names of the library's folders now (each a lecture, or a folder that is not one
+    /// yet: `lookup` tells), in name order.
+    func folderNames() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(name), isDirectory: &isFolder) && isFolder.boolValue
+        }.sorted()
+    }
+
     func lookup(_ name: String, now: Double = ConnectionWatchdog.now()) -> Lookup {
         if let cached = lock.withLock({ known[name] }), now - cached.checked < Self.recheckSeconds {
             if let entry = cached.entry { return entry.isBroken ? .broken : .ready(entry) }

@@ -2,7 +2,8 @@ import Foundation
 
 /// The numbers `/metrics` shows, in Prometheus' text format (version 0.0.4).
 public final class ServerMetrics: @unchecked Sendable {
-    public enum RenderKind: String, Sendable, CaseIterable { case student, shared }
+    /// A student's own file, a shared one, or a group of shared files rendered together (a segment's variants).
+    public enum RenderKind: String, Sendable, CaseIterable { case student, shared, group }
 
     private let lock = NSLock()
     private var requestsByStatus: [Int: UInt64] = [:]
@@ -62,10 +63,10 @@ public final class ServerMetrics: @unchecked Sendable {
             metric("videowm_http_sent_bytes_total", "counter", "Response body bytes sent.", [("", String(bytesSent))])
             metric("videowm_cache_hits_total", "counter", "Lecture files served from the cache as they were.", [("", String(cacheHits))])
             metric("videowm_cache_misses_total", "counter", "Lecture files that had to be made (or waited for) first.", [("", String(cacheMisses))])
-            metric("videowm_renders_total", "counter", "Files this process rendered into the cache, by whose they are.",
+            metric("videowm_renders_total", "counter", "Renders this process made into the cache: a student's own file, a shared file, or a group of shared files made together (a segment's variants).",
                    RenderKind.allCases.map { ("{kind=\"\($0.rawValue)\"}", String(renders[$0, default: 0])) })
             metric("videowm_render_failures_total", "counter", "Renders that failed (answered 500, nothing cached).", [("", String(renderFailures))])
-            metric("videowm_render_ahead_total", "counter", "Student segments queued for rendering ahead of the request.", [("", String(renderedAhead))])
+            metric("videowm_render_ahead_total", "counter", "Segments queued for rendering ahead of the request.", [("", String(renderedAhead))])
             metric("videowm_render_rejected_total", "counter", "Requests answered 503 because the render queue was full.", [("", String(rejectedFull))])
             metric("videowm_lecture_indexes_total", "counter", "Lecture revisions indexed.", [("", String(lectureIndexes))])
             var cumulative: UInt64 = 0
@@ -75,7 +76,7 @@ public final class ServerMetrics: @unchecked Sendable {
                 buckets.append(("{le=\"\(bound)\"}", String(cumulative)))
             }
             buckets.append(("{le=\"+Inf\"}", String(renderCount)))
-            lines.append("# HELP videowm_render_seconds Time to render one file, request to file in the cache.")
+            lines.append("# HELP videowm_render_seconds Time to render one file (or group), request to file in the cache.")
             lines.append("# TYPE videowm_render_seconds histogram")
             for (labels, value) in buckets { lines.append("videowm_render_seconds_bucket\(labels) \(value)") }
             lines.append("videowm_render_seconds_sum \(renderSecondsSum)")

@@ -1,3 +1,4 @@
+import Animation
 import Foundation
 import VideoWM
 
@@ -44,6 +45,16 @@ final class LadderLecture: IndexedLecture, @unchecked Sendable {
     }
 
     static func fileExtension(of kind: LadderRendition.Kind) -> String { kind == .subtitles ? "vtt" : "m4s" }
+
+    /// The lecture's ladder as batch --ladder/--subtitles makes it (captions alone make a ladder
+    /// of the input's size); `variantLayer` as `LectureLadder` takes it.
+    static func makeLadder(of lecture: LectureDefinition, settings: EncodeSettings, segment: PresentationTime,
+                       variantLayer: VariantLayerSource? = nil, warn: @escaping WarningHandler) throws -> LectureLadder {
+        let request = try lecture.ladder.map { try LadderRequest(parsing: $0) } ?? .input
+        let captions = try lecture.subtitles.map { try SidecarCaptions(file: $0.file, language: $0.language, name: $0.name) }
+        return try LectureLadder(input: lecture.video, ladder: request, subtitles: captions, settings: settings, segment: segment,
+                                 subject: "lecture.json ladder", variantLayer: variantLayer, warn: warn)
+    }
 }
 
 /// One student's ladder: their segments of every rendition (known at once), and rows to render

@@ -17,7 +17,8 @@ import VideoWM
 ///
 /// Resource names: `source/init.mp4`, `source/K.m4s` (K from 0) — one rendition, the input's
 /// picture. A lecture with a ladder or captions goes through E's `LectureLadder` instead
-/// (`LadderLecture`, LadderPresentations.swift).
+/// (`LadderLecture`, LadderPresentations.swift), one with a variant layer through
+/// `VariantLecture` (`VariantLectureServing`, VariantPresentations.swift).
 public struct PresentationIndexer: LectureIndexer {
     /// The marks' key (keyed mark paths, issue 27), or nil.
     let markKey: SecretKey?
@@ -32,18 +33,18 @@ public struct PresentationIndexer: LectureIndexer {
     public func index(_ lecture: LectureDefinition) throws -> any IndexedLecture {
         let notices = OnceNotices(lecture: lecture.name, warn: warn)
         let config = try MarkKeying.keyed(WatermarkConfig.load(path: lecture.config, warn: notices.say), with: markKey)
-        // A variant layer's copies (issue 29) are written by batch; served, every student would get
-        // variant 0 and no code, so such a lecture is refused (404 and its one log line) until serve picks them.
-        try config.refuseVariantLayerUntilRendered()
-        let segment = lecture.segmentSeconds.map { PresentationTime(milliseconds: Int64(($0 * 1000).rounded())) } ?? HLSSettings.defaultSegmentDuration
         // As batch's --preset/--crf: the same settings give the same bytes as batch for a row.
         let settings = EncodeSettings(crf: lecture.crf, preset: lecture.preset)
-        if lecture.ladder != nil || !lecture.subtitles.isEmpty {
-            // As batch --ladder/--subtitles: captions alone make a ladder of the input's size.
-            let request = try lecture.ladder.map { try LadderRequest(parsing: $0) } ?? .input
-            let captions = try lecture.subtitles.map { try SidecarCaptions(file: $0.file, language: $0.language, name: $0.name) }
-            let ladder = try LectureLadder(input: lecture.video, ladder: request, subtitles: captions, settings: settings, segment: segment,
-                                           subject: "lecture.json ladder", warn: notices.say)
+        let hasRenditions = lecture.ladder != nil || !lecture.subtitles.isEmpty
+        // A variant layer (issue 29): each student's segments picked by their codeword (VariantPresentations.swift,
+        // with renditions VariantLadderPresentations.swift).
+        if config.variantLayer != nil {
+            if hasRenditions { return try VariantLadderServing(definition: lecture, config: config, settings: settings, notices: notices) }
+            return try VariantLectureServing(definition: lecture, config: config, settings: settings, notices: notices)
+        }
+        let segment = lecture.segmentSeconds.map { PresentationTime(milliseconds: Int64(($0 * 1000).rounded())) } ?? HLSSettings.defaultSegmentDuration
+        if hasRenditions {
+            let ladder = try LadderLecture.makeLadder(of: lecture, settings: settings, segment: segment, warn: notices.say)
             return try LadderLecture(definition: lecture, ladder: ladder, config: config, notices: notices)
         }
         let source = try PresentationSource(input: lecture.video, settings: settings, segment: segment, warn: notices.say)

@@ -38,6 +38,32 @@ public protocol IndexedLecture: Sendable {
     /// of which renditions their marks show in. Throws when the variables cannot fill the
     /// config (a placeholder with no value).
     func presentation(for variables: [String: String]) throws -> any StudentPresentation
+    /// The files every student shares that cost an encode to make, in play order: what a
+    /// server may make before anyone asks (`serve --warm`). By default none (a lecture served
+    /// in the input's own rendition shares the input's packets, which cost nothing to cut).
+    func sharedWork() -> [SharedWork]
+    /// A shared file's bytes, as every student's presentation that lists it renders it.
+    func renderShared(_ resource: ResourceName) throws -> [UInt8]
+    /// A shared render group's files, in its order.
+    func renderShared(_ group: RenderGroup) throws -> [[UInt8]]
+}
+
+/// One unit of a lecture's shared work: a file, or a render group made by one render.
+public enum SharedWork: Sendable, Equatable {
+    case file(ResourceName)
+    case group(RenderGroup)
+}
+
+extension IndexedLecture {
+    public func sharedWork() -> [SharedWork] { [] }
+
+    public func renderShared(_ resource: ResourceName) throws -> [UInt8] {
+        preconditionFailure("render of \(resource), which the lecture does not list as shared work")
+    }
+
+    public func renderShared(_ group: RenderGroup) throws -> [[UInt8]] {
+        preconditionFailure("render of \(group.name), which the lecture does not list as shared work")
+    }
 }
 
 /// The playlist a student's playback URL answers with.
@@ -74,4 +100,43 @@ public protocol StudentPresentation: Sendable {
     /// The resource's bytes: a shared one as for every student, an own one marked with this
     /// student's variables. Called on a render worker; may take seconds.
     func render(_ resource: ResourceName) throws -> [UInt8]
+    /// The resources one render makes together with `resource` (a variant lecture's q variants
+    /// of a segment: one decode, q encodes); nil when it is rendered alone (`render`).
+    func renderGroup(containing resource: ResourceName) -> RenderGroup?
+    /// The bytes of every member of `group` (from `renderGroup(containing:)`), in its order.
+    /// Called on a render worker; may take seconds.
+    func render(_ group: RenderGroup) throws -> [[UInt8]]
+    /// What a student playing `file` of `rendition` (the playlist: nil) will want next and is
+    /// worth rendering ahead, and whose it is: by default their next own resource.
+    func nextResourceAhead(in rendition: String, after file: String?) -> (resource: ResourceName, ownership: ResourceOwnership)?
+}
+
+/// Files of a presentation made by one render, shared by every student who lists any of them
+/// (a variant lecture's q variants of one segment). The server makes them under one key (one
+/// job, one lock across processes) and caches every member, so the group is rendered once
+/// whichever member is asked for first.
+public struct RenderGroup: Sendable, Hashable {
+    /// Names the group among the rendition's files (a safe path component that is no file's name).
+    public let name: String
+    public let rendition: String
+    public let members: [ResourceName]
+
+    public init(name: String, rendition: String, members: [ResourceName]) {
+        precondition(members.allSatisfy { $0.rendition == rendition } && !members.isEmpty, "a group's members are files of its rendition")
+        self.name = name
+        self.rendition = rendition
+        self.members = members
+    }
+}
+
+extension StudentPresentation {
+    public func renderGroup(containing resource: ResourceName) -> RenderGroup? { nil }
+
+    public func render(_ group: RenderGroup) throws -> [[UInt8]] {
+        preconditionFailure("render of \(group.name), which the presentation does not group")
+    }
+
+    public func nextResourceAhead(in rendition: String, after file: String?) -> (resource: ResourceName, ownership: ResourceOwnership)? {
+        nextOwnResource(in: rendition, after: file).map { ($0, .student) }
+    }
 }

@@ -6,17 +6,30 @@ import Foundation
 /// - Jobs are keyed: a job submitted while one with the same key is queued or running waits
 ///   for that one instead of running again (request collapsing within the process; across
 ///   processes the cache's file locks do the same).
+/// - Jobs wait in order of priority, then arrival: preparing a presentation (indexing a lecture,
+///   binding a student: what their playlist waits for, and short once the lecture is indexed)
+///   before renders a request waits for, before renders ahead. A student starting to play is
+///   not queued behind every other student's segments. Warming (`serve --warm`: shared files
+///   made before anyone asks) comes last of all.
 /// - At most `queueLimit` jobs wait. A request's job that finds the queue full is refused
 ///   (the caller answers 503 with Retry-After), after the queue has made room by dropping a
-///   render-ahead job if it holds one: rendering ahead never costs a student a 503.
+///   render-ahead or warming job if it holds one (its waiters get `Dropped`): neither ever
+///   costs a student a 503.
 /// - Results go to every waiter, on the worker thread that ran the job. A waiter that has
 ///   gone (a client that disconnected) costs nothing: the job finishes and its result is
 ///   kept where the job keeps it (the cache).
 public final class RenderPool: @unchecked Sendable {
-    public enum Priority: Sendable { case request, ahead }
+    /// Most urgent first.
+    public enum Priority: Int, Sendable, Comparable {
+        case preparation, request, ahead, warming
+        public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+    }
     public enum Admission: Sendable, Equatable { case accepted, full }
 
     public typealias Outcome = Result<any Sendable, any Error>
+
+    /// A job dropped from a full queue to make room for a request's.
+    public struct Dropped: Error {}
 
     private final class Job {
         let key: String
@@ -63,12 +76,15 @@ public final class RenderPool: @unchecked Sendable {
     @discardableResult
     public func submit(key: String, priority: Priority, work: @escaping @Sendable () throws -> any Sendable,
                        completion: (@Sendable (Outcome) -> Void)? = nil) -> Admission {
+        // A dropped job's waiters hear of it after the lock is released (they may call back in).
+        var droppedWaiters: [@Sendable (Outcome) -> Void] = []
+        defer { for waiter in droppedWaiters { waiter(.failure(Dropped())) } }
         wake.lock()
         defer { wake.unlock() }
         if let existing = byKey[key] {
             if let completion { existing.waiters.append(completion) }
-            if priority == .request && existing.priority == .ahead {
-                existing.priority = .request
+            if priority < existing.priority {
+                existing.priority = priority
                 if let index = queued.firstIndex(where: { $0 === existing }) {
                     queued.remove(at: index)
                     insert(existing)
@@ -78,9 +94,10 @@ public final class RenderPool: @unchecked Sendable {
         }
         guard accepting else { return .full }
         if queued.count >= queueLimit {
-            guard priority == .request, let ahead = queued.lastIndex(where: { $0.priority == .ahead }) else { return .full }
-            let dropped = queued.remove(at: ahead)
+            guard priority < .ahead, let droppable = queued.lastIndex(where: { $0.priority >= .ahead }) else { return .full }
+            let dropped = queued.remove(at: droppable)
             byKey[dropped.key] = nil
+            droppedWaiters = dropped.waiters
         }
         let job = Job(key: key, priority: priority, work: work)
         if let completion { job.waiters.append(completion) }
@@ -90,10 +107,10 @@ public final class RenderPool: @unchecked Sendable {
         return .accepted
     }
 
-    /// Request jobs in arrival order, before every render-ahead job.
+    /// After every job as urgent or more, before the first less urgent one.
     private func insert(_ job: Job) {
-        if job.priority == .request, let firstAhead = queued.firstIndex(where: { $0.priority == .ahead }) {
-            queued.insert(job, at: firstAhead)
+        if let firstLater = queued.firstIndex(where: { job.priority < $0.priority }) {
+            queued.insert(job, at: firstLater)
         } else {
             queued.append(job)
         }

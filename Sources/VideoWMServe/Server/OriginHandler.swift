@@ -2,7 +2,8 @@ import Foundation
 import VideoWM
 
 // The request handling of `videowm serve`, one route at a time, over 300 lines because
-// authorisation, playlists, cached files and deferred renders share the same few steps.
+// authorisation, playlists, cached files and deferred renders (alone or a render group's)
+// share the same few steps.
 
 /// Answers every request: routes it, authorises it with the token, and serves a playlist, a
 /// cached file, or a render made on a worker while the connection waits (suspended).
@@ -15,6 +16,8 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     let metrics: ServerMetrics
     let log: ServerLog
     let playerFolder: String?
+    /// How files are made on the pool's workers into the cache (shared with `LectureWarmer`).
+    let making: FileMaking
     weak var daemon: HTTPDaemon?
     private let lock = NSLock()
     private var draining = false
@@ -30,6 +33,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         self.metrics = metrics
         self.log = log
         self.playerFolder = playerFolder
+        making = FileMaking(cache: cache, metrics: metrics, log: log)
     }
 
     static let cors: [(name: String, value: String)] = [
@@ -115,7 +119,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         if entry.readyIndex != nil, let presentation = entry.cachedPresentation(student: student) {
             return answer(request, presentation)
         }
-        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", forFile: false, work: { [indexer, metrics, log] in
+        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", priority: .preparation, forFile: false, work: { [indexer, metrics, log] in
             let index: any IndexedLecture
             do {
                 index = try entry.index(with: indexer) { outcome in
@@ -195,16 +199,16 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             guard ownership == asked else { return .now(forbidden) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
             renderAhead(for: request, presentation, in: resource.rendition, after: resource.file)
-            let key = cacheKey(resourceRoute(resource, ownership, request), lecture: request.name)
-            if let file = cache.open(key) {
+            let job = renderJob(resource, ownership, presentation, request)
+            if let file = cache.open(job.fileKey) {
                 metrics.cacheHit()
                 return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
             }
             metrics.cacheMiss()
-            return deferred(key: key, forFile: true, work: { [self] in try produce(key, resource, ownership, presentation, request) }) { [self] outcome, deliver in
+            return deferred(key: job.poolKey, priority: .request, forFile: true, work: job.work) { [self] outcome, deliver in
                 switch outcome {
                 case .success(let value):
-                    guard let file = value as? OpenFile else { preconditionFailure("a render job returns a file") }
+                    guard let file = job.file(in: value) else { preconditionFailure("a render job returns its files") }
                     deliver(fileResponse(file, resource: resource, ownership: ownership, request: request))
                 case .failure(is DrainingError):
                     deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
@@ -222,42 +226,21 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// The cache path of a resource: its URL path under /v1/, so every process agrees.
-    private func cacheKey(_ route: LectureRoute, lecture: String) -> String {
-        String(route.path(lecture: lecture).dropFirst("/v1/".count))
+    private func renderJob(_ resource: ResourceName, _ ownership: ResourceOwnership, _ presentation: any StudentPresentation,
+                           _ request: Authorised) -> RenderJob {
+        let whose = ownership == .shared ? "shared" : "student \(request.student)"
+        return making.job(lecture: request.name, resource, group: presentation.renderGroup(containing: resource), kind: ownership == .shared ? .shared : .student,
+                          whose: whose, route: { resourceRoute($0, ownership, request) },
+                          render: { try presentation.render(resource) }, renderGroup: { try presentation.render($0) })
     }
 
-    /// Makes the file (or finds it made, by this process or another) on a render worker.
-    private func produce(_ key: String, _ resource: ResourceName, _ ownership: ResourceOwnership,
-                         _ presentation: any StudentPresentation, _ request: Authorised) throws -> OpenFile {
-        let started = ConnectionWatchdog.now()
-        var renderError: (any Error)?
-        do {
-            let made = try cache.produce(key) {
-                do {
-                    return try presentation.render(resource)
-                } catch {
-                    renderError = error
-                    throw error
-                }
-            }
-            if made.rendered { metrics.rendered(ownership == .shared ? .shared : .student, seconds: ConnectionWatchdog.now() - started) }
-            return made.file
-        } catch {
-            metrics.renderFailed()
-            let whose = ownership == .shared ? "shared" : "student \(request.student)"
-            let what = renderError != nil ? "render failed" : "cache failed"
-            log.event("\(what): lecture \(request.name), segment \(resource) (\(whose)): \(error)")
-            throw error
-        }
-    }
-
-    /// Queues the student's next own segment after `file` when it is neither cached nor on its way.
+    /// Queues what the student will want next after `file` (their next own segment; in a variant
+    /// lecture the next segment, own or a variant group) when it is neither cached nor on its way.
     private func renderAhead(for request: Authorised, _ presentation: any StudentPresentation, in rendition: String, after file: String?) {
-        guard let next = presentation.nextOwnResource(in: rendition, after: file) else { return }
-        let key = cacheKey(resourceRoute(next, .student, request), lecture: request.name)
-        guard !pool.isPending(key), access(cache.path(of: key), F_OK) != 0 else { return }
-        let admission = pool.submit(key: key, priority: .ahead, work: { [self] in try produce(key, next, .student, presentation, request) })
+        guard let next = presentation.nextResourceAhead(in: rendition, after: file) else { return }
+        let job = renderJob(next.resource, next.ownership, presentation, request)
+        guard !pool.isPending(job.poolKey), access(cache.path(of: job.fileKey), F_OK) != 0 else { return }
+        let admission = pool.submit(key: job.poolKey, priority: .ahead, work: job.work)
         if admission == .accepted { metrics.aheadScheduled() }
     }
 
@@ -265,7 +248,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 
     /// An answer that waits for a pool job under `key` (`forFile`: one making a file); a full
     /// queue answers 503 at once.
-    private func deferred(key: String, forFile: Bool, work: @escaping @Sendable () throws -> any Sendable,
+    private func deferred(key: String, priority: RenderPool.Priority, forFile: Bool, work: @escaping @Sendable () throws -> any Sendable,
                           then: @escaping @Sendable (RenderPool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
         .later(DeferredResponse { [self] deliver in
             let delivery = Delivery(forFile: forFile, deliver)
@@ -273,7 +256,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             let guarded: @Sendable (HTTPResponse) -> Void = { [weak self] response in
                 if delivery.deliver(response) { self?.lock.withLock { _ = self?.waiting.removeValue(forKey: ObjectIdentifier(delivery)) } }
             }
-            let admission = pool.submit(key: key, priority: .request, work: work) { outcome in then(outcome, guarded) }
+            let admission = pool.submit(key: key, priority: priority, work: work) { outcome in then(outcome, guarded) }
             if admission == .full {
                 metrics.queueFull()
                 guarded(.text(503, "busy", headers: [("Retry-After", retryAfter()), ("Cache-Control", "no-store")] + Self.cors))
@@ -281,9 +264,11 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         })
     }
 
-    /// Seconds a refused client should wait: the queue's work spread over the workers, 1…30.
+    /// Seconds a refused client should wait: the queue's work spread over the workers, 1…20 —
+    /// under the connection's 30-s idle timeout, so a client that waits it out on its kept-alive
+    /// connection finds the connection still open.
     private func retryAfter() -> String {
-        String(min(30, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
+        String(min(20, max(1, (pool.queueDepth + pool.busyWorkers) / max(1, pool.workerCount))))
     }
 
     /// Requests whose answer waits for a file to be made (tests wait on it instead of on time).

@@ -18,6 +18,8 @@ public final class OriginServer: @unchecked Sendable {
         /// Goes into every lecture's revision: what else changes rendered bytes (the marks'
         /// key's fingerprint, the program's version).
         public var revisionSalt: [UInt8]
+        /// Make every lecture's shared files that cost an encode before anyone asks (`--warm`).
+        public var warm = false
         public var http = HTTPDaemon.Settings()
 
         public init(library: String, listen: ListenAddress, tokenKey: SecretKey, cacheFolder: String, cacheBytes: UInt64,
@@ -37,13 +39,14 @@ public final class OriginServer: @unchecked Sendable {
     public let metrics = ServerMetrics()
     private let handler: OriginHandler
     private var daemon: HTTPDaemon?
+    private let warmer: LectureWarmer?
     public let port: Int
 
     public init(settings: Settings, indexer: any LectureIndexer, log: ServerLog = ServerLog()) throws {
         let cache = try SegmentCache(folder: settings.cacheFolder, capacity: settings.cacheBytes)
         let pool = RenderPool(workers: settings.workers, queueLimit: settings.queue)
-        handler = OriginHandler(library: LectureLibrary(folder: settings.library, salt: settings.revisionSalt, log: log),
-                                verifier: TokenVerifier(key: settings.tokenKey), cache: cache, pool: pool,
+        let library = LectureLibrary(folder: settings.library, salt: settings.revisionSalt, log: log)
+        handler = OriginHandler(library: library, verifier: TokenVerifier(key: settings.tokenKey), cache: cache, pool: pool,
                                 indexer: indexer, metrics: metrics, log: log, playerFolder: settings.playerFolder)
         do {
             let daemon = try HTTPDaemon(listen: settings.listen, handler: handler, settings: settings.http)
@@ -54,6 +57,7 @@ public final class OriginServer: @unchecked Sendable {
             pool.shutDown(failingQueuedWith: DrainingError())
             throw error
         }
+        warmer = settings.warm ? LectureWarmer(library: library, indexer: indexer, pool: pool, making: handler.making, metrics: metrics, log: log) : nil
     }
 
     /// Requests waiting for a file to be made (by this process or, on the cache's lock, by
@@ -66,6 +70,7 @@ public final class OriginServer: @unchecked Sendable {
     @discardableResult
     public func drain(seconds: Double) -> Bool {
         guard let daemon else { return true }
+        warmer?.stop()
         handler.startDraining()
         daemon.stopAccepting()
         let deadline = ConnectionWatchdog.now() + seconds

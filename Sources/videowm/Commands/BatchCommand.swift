@@ -84,6 +84,9 @@ struct BatchCommand: ToolCommand {
         playlist, and the shared folder holds every rendition's unmarked segments and
         initialization segment, the audio and the captions, each once for all rows; a row's
         own files are the segments its marks show in, per rendition, and its media playlists.
+        With a variant layer (--key-file required, --segment its period) each segment's
+        variants are rendered once, in every rendition, and shared; each row lists its
+        codeword's, the same symbol in every rendition.
         --report's "bytes" is what each row added to the disk (shared files it was first to need).
         """,
         epilogue: """

@@ -2,7 +2,7 @@ import Foundation
 import VideoWM
 import VideoWMServe
 
-/// `videowm serve LIBRARY --token-key-file FILE [--listen HOST:PORT] [--key-file FILE] [--cache DIR] [--cache-size SIZE] [--workers N] [--queue N]`
+/// `videowm serve LIBRARY --token-key-file FILE [--listen HOST:PORT] [--key-file FILE] [--cache DIR] [--cache-size SIZE] [--workers N] [--queue N] [--warm]`
 struct ServeCommand: ToolCommand {
     static let name = "serve"
     var library = ""
@@ -15,13 +15,14 @@ struct ServeCommand: ToolCommand {
     var queue = 32
     var player: String?
     var drainSeconds = 10.0
+    var warm = false
 
     static var optionGroups: [OptionGroup<Self>] {
         [OptionGroup("Options", [
             .parsed("--listen", placeholder: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080: this machine only; 0.0.0.0:8080 for every interface)",
                     example: "127.0.0.1:9090", parse: Self.address) { $0.listen = $1 },
             .text("--token-key-file", placeholder: "FILE", help: "the key the platform signs tokens with (HS256; the file's bytes, at least 32)") { $0.tokenKeyFile = $1 },
-            .text("--key-file", placeholder: "FILE", help: "the platform's key for keyed mark paths, as batch's --key-file (default: the file \(MarkOptions.keyFileVariable) names)") { $0.markKeyFile = $1 },
+            .text("--key-file", placeholder: "FILE", help: "the platform's key for keyed mark paths and variant layers' codes, as batch's --key-file (default: the file \(MarkOptions.keyFileVariable) names)") { $0.markKeyFile = $1 },
             .text("--cache", placeholder: "DIR", help: "folder of rendered files, shareable by several serve processes (default LIBRARY/.videowm-cache)") { $0.cache = $1 },
             .parsed("--cache-size", placeholder: "SIZE", help: "bound on the cache, least recently used files removed past it (default 10G; K, M, G, T)",
                     example: "500M", parse: Self.size) { $0.cacheBytes = $1 },
@@ -29,13 +30,14 @@ struct ServeCommand: ToolCommand {
             .integer("--queue", range: 0...100_000, help: "renders that may wait for a worker, 0…100000 (default 32); past it a request gets 503 with Retry-After") { $0.queue = $1 },
             .text("--player", placeholder: "DIR", help: "a folder served under /player/ (the page scripts/demo makes)") { $0.player = $1 },
             .seconds("--drain", help: "on SIGTERM or SIGINT, seconds to finish requests in flight before exiting (default 10)") { $0.drainSeconds = $1 },
+            .flag("--warm", help: "make every lecture's shared files that cost an encode (a ladder's renditions, a variant layer's variants) as soon as the lecture appears, when no request is waiting") { $0.warm = true },
         ])]
     }
 
     static var files: FileArguments<Self> { .exactly(1, described: "one LIBRARY folder") { $0.library = $1[0] } }
 
     static let help = CommandHelp(
-        usage: "videowm serve LIBRARY --token-key-file FILE [--listen HOST:PORT] [--key-file FILE] [--cache DIR] [--cache-size SIZE] [--workers N] [--queue N]",
+        usage: "videowm serve LIBRARY --token-key-file FILE [--listen HOST:PORT] [--key-file FILE] [--cache DIR] [--cache-size SIZE] [--workers N] [--queue N] [--warm]",
         discussion: """
         An HTTP origin for per-student HLS. LIBRARY holds one folder per lecture with a
         lecture.json: {"video", "config"} and optionally "segment", "preset", "crf",
@@ -44,6 +46,13 @@ struct ServeCommand: ToolCommand {
         HS256 and the token key, with the claims lecture, vars, exp and optionally nbf. Every
         URL the playlist leads to carries the token. Shared segments are made once and sent
         from the cache; a student's marked segments are rendered on first request and cached.
+        The shared segments of a ladder's other renditions (and a variant layer's variants) are
+        made on their first request, once for every student, or ahead of any request with
+        --warm (at the lowest priority: requests always go first).
+        A config with a variant layer needs --key-file: each student's playlist lists, segment by
+        segment, the shared variant their codeword picks (a segment's variants are rendered
+        together on first request; with "ladder" or "subtitles", per rendition, every rendition
+        listing the same symbol), as batch --key-file writes it for the same variables.
         /healthz and /metrics (Prometheus) are for operations; each request logs one line on
         stderr. SIGTERM or SIGINT stops accepting, finishes what is in flight (--drain) and
         exits 0.
@@ -98,13 +107,14 @@ struct ServeCommand: ToolCommand {
                                              cacheBytes: cacheBytes, workers: workers, queue: queue, playerFolder: player,
                                              revisionSalt: salt)
         settings.http = HTTPDaemon.Settings()
+        settings.warm = warm
         // FFmpeg's and x264's own messages stay out of the server's log: a failed render is one line of ours.
         VideoWMLibrary.configureLogging(verbose: false)
         Interruption.drainOnTermination()
         let log = ServerLog()
         let server = try OriginServer(settings: settings, indexer: PresentationIndexer(markKey: markKey, warn: { log.event($0) }), log: log)
         let shown = listen.family == .ipv6 ? "[\(listen.host)]" : listen.host
-        log.event("listening on http://\(shown):\(server.port)/ (library \(library), \(workers) workers, queue \(queue))")
+        log.event("listening on http://\(shown):\(server.port)/ (library \(library), \(workers) workers, queue \(queue)\(warm ? ", warming shared files" : ""))")
         while !Interruption.isDrainRequested { usleep(100_000) }
         log.event("draining: finishing requests in flight (at most \(drainSeconds) s)")
         let finished = server.drain(seconds: drainSeconds)

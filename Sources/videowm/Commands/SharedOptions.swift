@@ -283,11 +283,6 @@ struct HLSOptions {
     /// layer's `seconds`, and another value given is refused (64, naming both).
     mutating func adoptVariantPeriod(of config: WatermarkConfig, command: String) throws {
         guard let layer = config.variantLayer, let variants = layer.variants else { return }
-        // The variant lecture writes one rendition (the input's size): a ladder would need each
-        // rendition's variants rendered and listed, which this build does not do.
-        for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given {
-            throw UsageError("\(option): a lecture with a variant layer (\(config.file): \(layer.path).variants) is written as one rendition by this build; leave \(option) out", command: command)
-        }
         let period = PresentationTime(seconds: variants.periodSeconds)
         if segmentGiven && abs(settings.segmentDuration.seconds - period.seconds) > 1e-6 {
             throw UsageError("--segment \(settings.segmentDuration.seconds) differs from the variant layer's period (\(config.file): \(layer.path).variants.seconds = \(variants.periodSeconds)): with a variant layer a segment is a period; leave --segment out or give the same", command: command)
