@@ -24,6 +24,8 @@ struct LeakWindow {
     }
 
     var thumbnails: [TimedLuma] = []
+    /// Whether the window holds the whole leak (it ended before the window's seconds were up).
+    private(set) var reachedEnd = false
     /// Samples read but not yet handed out by `nextSample`.
     private(set) var samples: [Sample] = []
     private var handedOut = 0
@@ -37,6 +39,7 @@ struct LeakWindow {
                      maximumSamplePixels: Int = .max) throws -> LeakWindow {
         var window = LeakWindow(sampleInterval: sampleInterval)
         var windowInterval = sampleInterval
+        window.reachedEnd = true
         while let time = try leak.advance() {
             window.thumbnails.append(TimedLuma(time: time, image: try leak.thumbnail(width: thumbnailWidth)))
             if window.takesSample(at: time, every: windowInterval) {
@@ -47,7 +50,10 @@ struct LeakWindow {
                 }
                 window.samples.append(Sample(time: time, image: CompactLuma(picture)))
             }
-            if time - window.thumbnails[0].time >= seconds { break }
+            if time - window.thumbnails[0].time >= seconds {
+                window.reachedEnd = false
+                break
+            }
         }
         return window
     }
@@ -76,22 +82,30 @@ struct LeakWindow {
     }
 }
 
-/// Walks the original alongside the leak: for each leak time, the original frame shown nearest
-/// `leak time + offset`. Only frames that can be that nearest one are converted: the current
-/// frame once it is within a frame's step of the target, and the one after.
+/// Walks the original alongside the leak: for each leak sample, the original frame shown
+/// nearest the original time its piece of the leak shows (`LeakTimeline`). Only frames that can
+/// be that nearest one are converted: the current frame once it is within a frame's step of the
+/// target, and the one after. Targets go forward within a piece; at a cut the caller opens the
+/// original again where the next piece is (`needsReopening`).
 struct OriginalPairing {
-    let offset: Double
     /// The frame the source is on, and its picture once converted.
     private var current: (time: Double, picture: LumaImage?)?
     /// The frame before it, kept when it was close enough to a target to be the answer.
     private var previous: (time: Double, picture: LumaImage)?
     private var step = 0.0
     private var ended = false
+    /// A target this far past the frame the source is on is reached by opening the original
+    /// there (a seek decodes from the keyframe before) rather than decoding every frame between.
+    static let farAhead = 10.0
 
-    init(offset: Double) { self.offset = offset }
+    /// Whether `target` lies behind the source (a piece of the leak from earlier in the original)
+    /// or far ahead of it, so the original must be opened again there.
+    func needsReopening(for target: Double) -> Bool {
+        guard let now = current?.time ?? previous?.time else { return false }
+        return target < (previous?.time ?? now) - max(step, 0.05) || target > now + Self.farAhead
+    }
 
-    mutating func frame(at leakTime: Double, from source: inout any LumaFrameSource) throws -> LumaImage? {
-        let target = leakTime + offset
+    mutating func frame(atOriginal target: Double, from source: inout any LumaFrameSource) throws -> LumaImage? {
         if current == nil, !ended { try move(&source) }
         while !ended, let now = current, now.time < target {
             if step == 0 || target - now.time <= step * 1.01 {

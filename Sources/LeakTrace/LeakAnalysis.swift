@@ -3,8 +3,10 @@ import Animation
 /// What the tracer learned about a leak: where it sits in the original in time and space, and
 /// where it differs from the original, slot by slot.
 public struct LeakAnalysis: Sendable {
-    /// Original time = leak time + offset (seconds).
-    public var offset: Double
+    /// Original time = leak time + offset (seconds), in the leak's first piece.
+    public var offset: Double { timeline.pieces[0].offset }
+    /// The pieces of the original the leak shows, one after another, each with its offset.
+    public var timeline: LeakTimeline
     /// How much of the original each side lost.
     public var crops: CropFractions
     /// Where the original's picture was found in the leak's, as fractions of the leak's width
@@ -88,7 +90,13 @@ public struct LeakAnalyzer {
     /// the original's picture, which is then resampled to at most `mapWidth` pixels across)
     /// against the original, given its keyframes (any size) and a way to read it from a time on
     /// (`openOriginal` returns frames from at or before that time, any size).
+    ///
+    /// `reopenLeak` reads the leak again from its start: a leak longer than the alignment window is
+    /// then read to its end as small fingerprints first, to find its pieces (`LeakTimeline`), and
+    /// again for the comparison. Without it, the pieces are looked for in the window only and the
+    /// last one is taken to go on to the leak's end.
     public func analyse(leak: inout some LumaFrameSource, keyframes: inout some LumaFrameSource,
+                        reopenLeak: (() throws -> any LumaFrameSource)? = nil,
                         openOriginal: (Double) throws -> any LumaFrameSource) throws -> LeakAnalysis {
         var window = try LeakWindow.read(&leak, seconds: alignmentWindowSeconds, sampleInterval: sampleInterval,
                                          thumbnailWidth: thumbnailWidth, maximumSamplePixels: Self.windowSamplePixels)
@@ -127,23 +135,38 @@ public struct LeakAnalyzer {
             found = (region, coarse.offset, coarse.crops, coarse.correlation)
             if coarse.correlation >= Self.goodMatch { break }
         }
-        guard var found else { throw LeakAnalysisError.notAligned }
+        guard let found else { throw LeakAnalysisError.notAligned }
         let region = found.region
-        found.offset = try denselyRefined(found.offset, crops: found.crops, region: toThumbnail.apply(region), leak: window.thumbnails,
-                                          keyframes: originalThumbnails, openOriginal: openOriginal)
+        let timed = try timeline(around: found.offset, crops: found.crops, region: toThumbnail.apply(region), window: window,
+                                 leak: &leak, readToEnd: reopenLeak != nil, keyframes: originalThumbnails, openOriginal: openOriginal)
+        let timeline = timed.timeline
+        // The rest of the leak, when finding the pieces read it to its end: again from its start
+        // (the window's samples come first, and `nextSample` skips what they cover).
+        var rest: (any LumaFrameSource)? = nil
+        if timed.readLeakToEnd, let reopenLeak { rest = try reopenLeak() }
 
         // Read the original from the matching time, pairing each sampled leak frame with the
-        // original frame shown nearest its instant.
-        var original = try openOriginal(max(0, window.samples[0].time + found.offset - 1))
-        var pairing = OriginalPairing(offset: found.offset)
+        // original frame shown nearest the instant its piece shows.
+        var original = try openOriginal(max(0, timeline.originalTime(at: window.samples[0].time) - 1))
+        var pairing = OriginalPairing()
+        func pairedOriginal(at leakTime: Double) throws -> LumaImage? {
+            let target = timeline.originalTime(at: leakTime)
+            if pairing.needsReopening(for: target) {
+                original = try openOriginal(max(0, target - 1))
+                pairing = OriginalPairing()
+            }
+            return try pairing.frame(atOriginal: target, from: &original)
+        }
         var pairs: [(time: Double, leak: CompactLuma, original: LumaImage)] = []
         func nextSample() throws -> TimedLuma? {
-            try window.nextSample(from: &leak)
+            guard var source = rest else { return try window.nextSample(from: &leak) }
+            defer { rest = source }
+            return try window.nextSample(from: &source)
         }
         // The first pairs, a second or more apart, refine the map at full size.
         var registrationPairs: [FramePair] = []
         while registrationPairs.count < 8, let sample = try nextSample() {
-            guard let frame = try pairing.frame(at: sample.time, from: &original) else { break }
+            guard let frame = try pairedOriginal(at: sample.time) else { break }
             pairs.append((sample.time, CompactLuma(sample.image), frame))
             if sample.time - (pairs.first?.time ?? 0) >= Double(registrationPairs.count) * 1.5 {
                 registrationPairs.append(FramePair(leak: sample.image, original: frame))
@@ -178,7 +201,7 @@ public struct LeakAnalyzer {
         }
         var first = Double.infinity, last = -Double.infinity
         func accumulate(time: Double, leak: LumaImage, original: LumaImage) {
-            let originalTime = time + found.offset
+            let originalTime = timeline.originalTime(at: time)
             (first, last) = (min(first, originalTime), max(last, originalTime))
             let leakMap = leak.resampled(from: frame, width: mapWidth, height: mapHeight)
             accumulator.add(leak: leakMap, original: original, to: slots(at: originalTime))
@@ -187,7 +210,7 @@ public struct LeakAnalyzer {
         for pair in pairs { accumulate(time: pair.time, leak: pair.leak.image, original: pair.original) }
         pairs.removeAll()
         while let sample = try nextSample() {
-            guard let frame = try pairing.frame(at: sample.time, from: &original) else { break }
+            guard let frame = try pairedOriginal(at: sample.time) else { break }
             accumulate(time: sample.time, leak: sample.image, original: frame)
         }
         let maps = accumulator.maps()
@@ -196,7 +219,7 @@ public struct LeakAnalyzer {
                                   top: visible.minY / originalBounds.height, bottom: 1 - visible.maxY / originalBounds.height)
         let inLeak = PlaneRect(minX: picture.minX / Double(sampleSize.width), minY: picture.minY / Double(sampleSize.height),
                                maxX: picture.maxX / Double(sampleSize.width), maxY: picture.maxY / Double(sampleSize.height))
-        return LeakAnalysis(offset: found.offset, crops: crops, pictureInLeak: inLeak,
+        return LeakAnalysis(timeline: timeline, crops: crops, pictureInLeak: inLeak,
                             displayToMap: frameToDisplay.inverse.followed(by: originalToMap),
                             content: sampleToMap.apply(picture), correlation: fine.correlation, originalSpan: first...max(first, last), maps: maps,
                             framesPerSlot: Dictionary(uniqueKeysWithValues: maps.slots.map { ($0, accumulator.frameCount(of: $0)) }),
@@ -252,31 +275,6 @@ public struct LeakAnalyzer {
     /// How far from a proposed offset the refinement looks, seconds: keyframe fingerprints of a
     /// mostly still lecture can be a second or two off.
     static let refineWindow = 4.0
-    /// The leak's opening the dense refinement compares, seconds.
-    static let denseRefinementSeconds = 30.0
-
-    /// `offset` pinned against the original's every frame near it (`TemporalAlignment.refineDensely`):
-    /// the keyframes' offset can be off by as much as the keyframes are apart where the picture
-    /// stands still between them (slides), so the original is read, as thumbnails, over the
-    /// leak's first `denseRefinementSeconds` and that much around.
-    private func denselyRefined(_ offset: Double, crops: CropFractions, region: PlaneRect, leak: [TimedLuma], keyframes: [TimedLuma],
-                                openOriginal: (Double) throws -> any LumaFrameSource) throws -> Double {
-        let opening = leak.prefix { $0.time - leak[0].time <= Self.denseRefinementSeconds }
-        let gap = TemporalAlignment.medianStep(keyframes.map(\.time))
-        let range = min(max(Self.refineWindow, 1.5 * gap), 12)
-        let from = max(0, leak[0].time + offset - range - 0.5), to = (opening.last?.time ?? 0) + offset + range + 0.5
-        var source = try openOriginal(from)
-        var original: [TimedLuma] = []
-        while let time = try source.advance(), time <= to {
-            if time >= from - 1 { original.append(TimedLuma(time: time, image: try source.thumbnail(width: thumbnailWidth))) }
-        }
-        guard let first = original.first else { return offset }
-        let map = SpatialRegistration.map(crops, original: first.image, leakContent: region)
-        let refined = TemporalAlignment.refineDensely(offset: offset, range: range, leak: Array(opening), original: original, map: map,
-                                                      leakContent: region)
-        return refined ?? offset
-    }
-
     private func readThumbnails(_ source: inout some LumaFrameSource) throws -> [TimedLuma] {
         var thumbnails: [TimedLuma] = []
         while let frame = try source.next() {

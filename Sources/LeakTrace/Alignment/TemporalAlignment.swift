@@ -18,7 +18,7 @@ public struct TimedLuma: Sendable {
 /// the stream's average picture taken out, so the static parts (a slide's layout, a logo) say
 /// nothing and what changes carries the match; tiny pictures also shrug off the crop and scale,
 /// still unknown at this point. `refine` then pins the offset to a fraction of a frame once the
-/// spatial map is known.
+/// spatial map is known, and `LeakTimeline` finds the pieces of a leak cut together from parts.
 public enum TemporalAlignment {
     /// The fingerprint grid: coarse enough that a 10% crop moves content by under a cell.
     public static let fingerprintWidth = 16
@@ -120,61 +120,6 @@ public enum TemporalAlignment {
         guard !estimates.isEmpty else { return nil }
         estimates.sort()
         return estimates[estimates.count / 2]
-    }
-
-    /// The offset pinned down against the original read densely (every frame, as thumbnails) near
-    /// where `offset` puts the leak: for each offset within `range` of it, on the leak's own frame
-    /// spacing, the mean correlation of every leak frame with the original frame shown then
-    /// (both as fingerprints of the same region, each stream's average picture taken out, so
-    /// only what changes counts). Slides that stand still for seconds give keyframes no timing,
-    /// but every slide change lines up at exactly one offset, so the peak is sharp; it is
-    /// interpolated between frames. Nil when nothing changes (no peak stands out).
-    ///
-    /// `map` takes original thumbnail pixels to leak thumbnail pixels; `leakContent` is in leak pixels.
-    public static func refineDensely(offset: Double, range: Double, leak: [TimedLuma], original: [TimedLuma], map: AxisAlignedMap,
-                                     leakContent: PlaneRect) -> Double? {
-        guard leak.count >= 3, original.count >= 3 else { return nil }
-        let gridWidth = max(4, min(24, Int(leakContent.width)))
-        let gridHeight = max(3, Int((Double(gridWidth) * leakContent.height / leakContent.width).rounded()))
-        let region = map.inverse.apply(leakContent)
-        let leakPrints = withoutAverage(leak.map { $0.image.resampled(from: leakContent, width: gridWidth, height: gridHeight) }).map(unit)
-        let originalPrints = withoutAverage(original.map { $0.image.resampled(from: region, width: gridWidth, height: gridHeight) }).map(unit)
-        let leakTimes = leak.map(\.time), originalTimes = original.map(\.time)
-        let step = max(min(medianStep(leakTimes), medianStep(originalTimes)), 0.005)
-        let count = Int((2 * range / step).rounded(.up)) + 1
-        let size = gridWidth * gridHeight
-        var scores = [Double](repeating: -2, count: count)
-        for o in 0..<count {
-            let candidate = offset - range + Double(o) * step
-            var total = 0.0, used = 0
-            var j = 0
-            for (i, time) in leakTimes.enumerated() {
-                let target = time + candidate
-                while j + 1 < originalTimes.count, abs(originalTimes[j + 1] - target) <= abs(originalTimes[j] - target) { j += 1 }
-                guard abs(originalTimes[j] - target) <= step else { continue }
-                var dot: Float = 0
-                leakPrints[i].withUnsafeBufferPointer { a in
-                    originalPrints[j].withUnsafeBufferPointer { b in
-                        for k in 0..<size { dot += a[k] * b[k] }
-                    }
-                }
-                total += Double(dot)
-                used += 1
-            }
-            // Most of the leak's frames must fall inside the original read.
-            if used * 2 >= leakTimes.count { scores[o] = total / Double(used) }
-        }
-        guard let best = scores.indices.max(by: { scores[$0] < scores[$1] }), scores[best] > -2 else { return nil }
-        let valid = scores.filter { $0 > -2 }.sorted()
-        // A peak, not a plateau: well above what most offsets reach.
-        guard scores[best] - valid[valid.count / 2] > 0.05 else { return nil }
-        var shift = 0.0
-        if best > 0, best < count - 1, scores[best - 1] > -2, scores[best + 1] > -2 {
-            let (a, b, c) = (scores[best - 1], scores[best], scores[best + 1])
-            let curvature = a - 2 * b + c
-            if curvature < 0 { shift = min(max(0.5 * (a - c) / curvature, -0.5), 0.5) }
-        }
-        return offset - range + (Double(best) + shift) * step
     }
 
     /// A fingerprint scaled to unit length (zero stays zero).

@@ -59,6 +59,9 @@ public struct LeakTraceReport: Sendable {
         /// Where the original's picture was found in the leak's, in leak display pixels: all of it
         /// for a re-encoded copy, a part of it for a screen recording.
         public var pictureInLeak: PlaneRect
+        /// The parts of the original the leak shows one after another, each with its offset: one
+        /// for a copy leaked whole, more where spans were cut out or parts joined in another order.
+        public var pieces: [LeakTimeline.Piece]
     }
 
     /// Marks in the leak that no row's (keyed) path explains.

@@ -44,7 +44,8 @@ final class TraceSession {
         var keyframes = ArrayFrameSource(try LeakTracing.lookOver(original, width: analyzer.thumbnailWidth))
         let spanSize = original.greySize(maximumWidth: LeakTracing.originalWidth)
         do {
-            analysis = try analyzer.analyse(leak: &leakFrames, keyframes: &keyframes) { seconds in
+            analysis = try analyzer.analyse(leak: &leakFrames, keyframes: &keyframes,
+                                            reopenLeak: { try leak.everyFrame(width: leakSize.width, height: leakSize.height) }) { seconds in
                 try original.frames(from: seconds, width: spanSize.width, height: spanSize.height)
             }
             problem = nil
@@ -95,7 +96,8 @@ final class TraceSession {
                                                   crops: analysis.crops, correlation: analysis.correlation,
                                                   slots: analysis.maps.slots.count, leakWidth: leakSize.width, leakHeight: leakSize.height,
                                                   pictureInLeak: PlaneRect(minX: inLeak.minX * width, minY: inLeak.minY * height,
-                                                                           maxX: inLeak.maxX * width, maxY: inLeak.maxY * height))
+                                                                           maxX: inLeak.maxX * width, maxY: inLeak.maxY * height),
+                                                  pieces: analysis.timeline.pieces)
         var report = LeakTraceReport(columns: table.columns, rowCount: table.rows.count, ranking: ranking, alignment: alignment, problem: nil,
                                      keyed: request.pathKey != nil,
                                      forgery: try forgery(scorer: scorer, rowMarks: rowMarks, identified: ranking.prefix(identified).map(\.score.row)))
@@ -152,7 +154,6 @@ final class TraceSession {
     /// end, within the part of the leak compared.
     func explainedSpans(_ pValues: [SlotKey: Double], analysis: LeakAnalysis) -> [ClosedRange<Double>] {
         var spans: [ClosedRange<Double>] = []
-        let offset = analysis.offset
         for schedule in Set(pValues.keys.map(\.schedule)).sorted() {
             let duration = marks.schedules[schedule].durationSeconds
             let strong = Set(pValues.filter { $0.key.schedule == schedule && $0.value <= LeakTracing.explainedSlotPValue }.keys.map(\.slot))
@@ -167,9 +168,9 @@ final class TraceSession {
             var previous: Int64?
             func close() {
                 guard let start = runStart, let end = previous else { return }
-                let from = max(Double(start) * duration, analysis.originalSpan.lowerBound) - offset
-                let to = min(Double(end + 1) * duration, analysis.originalSpan.upperBound) - offset
-                if to > from { spans.append(from...to) }
+                let from = max(Double(start) * duration, analysis.originalSpan.lowerBound)
+                let to = min(Double(end + 1) * duration, analysis.originalSpan.upperBound)
+                if to > from { spans += analysis.timeline.leakSpans(showing: from...to) }
             }
             for slot in explained {
                 if let previous, slot == previous + 1 {

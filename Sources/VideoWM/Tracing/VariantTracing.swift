@@ -25,8 +25,10 @@ public struct VariantTraceVerdict: Sendable {
     public var threshold: Double?
     /// The rows named, strongest first.
     public var named: [Row]
+    /// Every row, strongest first (ties by row).
+    public var ranking: [Row]
     /// The strongest row, named or not.
-    public var best: Row?
+    public var best: Row? { ranking.first }
 }
 
 /// The variant layer of a trace: its q patterns drawn on the original's display, its periods on
@@ -66,6 +68,13 @@ struct VariantTracing {
     /// Scores every row's codeword against what `readings` saw.
     /// `numbers`: each row's number (as batch numbers them).
     func verdict(_ readings: VariantReadings?, numbers: [Int]) throws -> VariantTraceVerdict {
+        try verdict(readings, numbers: numbers, students: students, codebook: codebook)
+    }
+
+    /// The same for other students or another key's codebook: how the false-accusation rate is
+    /// measured on a leak none of them made (`VariantInnocentTrials`), with the code `trace` runs.
+    func verdict(_ readings: VariantReadings?, numbers: [Int], students: [String], codebook: VariantCodebook) throws -> VariantTraceVerdict {
+        precondition(numbers.count == students.count, "a number per row")
         let positions = 0..<periods.starts.count
         let biases = try codebook.biases(positions)
         let observations = readings?.observations(positions) ?? positions.map { _ in .erased }
@@ -78,6 +87,6 @@ struct VariantTracing {
                                    periodsRead: observations.filter { !$0.isErased }.count,
                                    threshold: accusation.threshold(),
                                    named: ranked.filter { $0.falseAccusationProbability <= VariantTraceVerdict.target },
-                                   best: ranked.first)
+                                   ranking: ranked)
     }
 }

@@ -13,6 +13,11 @@ enum TraceOutput {
                 + "\(request.original) from \(seconds(alignment.originalSpan.lowerBound)); crop left \(percent(crops.left)), "
                 + "right \(percent(crops.right)), top \(percent(crops.top)), bottom \(percent(crops.bottom)); "
                 + "picture match \(String(format: "%.3f", alignment.correlation)); \(alignment.slots) slot\(alignment.slots == 1 ? "" : "s") compared\n"
+            if alignment.pieces.count > 1 {
+                out += "the leak joins \(alignment.pieces.count) parts of the original: "
+                    + alignment.pieces.map { "\(clock($0.original.lowerBound))–\(clock($0.original.upperBound)) at \(clock($0.leakStart))" }
+                        .joined(separator: ", ") + " of the leak\n"
+            }
             let picture = alignment.pictureInLeak
             if picture.width < Double(alignment.leakWidth) * 0.95 || picture.height < Double(alignment.leakHeight) * 0.95 {
                 out += "the lecture fills (\(Int(picture.minX.rounded())), \(Int(picture.minY.rounded())))–"
@@ -109,11 +114,14 @@ enum TraceOutput {
         }
         struct Crop: Encodable { var left: Double, right: Double, top: Double, bottom: Double }
         struct Picture: Encodable { var x: Double, y: Double, width: Double, height: Double }
+        struct Part: Encodable { var leakStartSeconds: Double, leakEndSeconds: Double, offsetSeconds: Double }
         struct Alignment: Encodable {
             var offsetSeconds: Double, originalStartSeconds: Double, originalEndSeconds: Double, crop: Crop, correlation: Double, slots: Int
             var leakWidth: Int, leakHeight: Int
             /// Where the lecture was found in the leak's picture, leak pixels.
             var picture: Picture
+            /// The parts of the original the leak shows in turn (one for a copy leaked whole).
+            var parts: [Part]
         }
         struct Document: Encodable {
             var leak: String, original: String, rows: Int, threshold: Double
@@ -126,6 +134,8 @@ enum TraceOutput {
         struct Variants: Encodable {
             var periods: Int, periodsCovered: Int, periodsRead: Int, threshold: Double?, target: Double
             var named: [VariantRow], best: VariantRow?
+            /// The `--top` strongest rows, named or not.
+            var ranking: [VariantRow]
         }
         func variantRow(_ row: VariantTraceVerdict.Row) -> VariantRow {
             VariantRow(row: row.number, score: rounded(row.score, 3), falseAccusationProbability: row.falseAccusationProbability)
@@ -143,7 +153,10 @@ enum TraceOutput {
                                  bottom: rounded($0.crops.bottom, 4)),
                       correlation: rounded($0.correlation, 4), slots: $0.slots, leakWidth: $0.leakWidth, leakHeight: $0.leakHeight,
                       picture: Picture(x: rounded($0.pictureInLeak.minX, 1), y: rounded($0.pictureInLeak.minY, 1),
-                                       width: rounded($0.pictureInLeak.width, 1), height: rounded($0.pictureInLeak.height, 1)))
+                                       width: rounded($0.pictureInLeak.width, 1), height: rounded($0.pictureInLeak.height, 1)),
+                      parts: $0.pieces.map {
+                          Part(leakStartSeconds: rounded($0.leakStart, 3), leakEndSeconds: rounded($0.leakEnd, 3), offsetSeconds: rounded($0.offset, 3))
+                      })
         }
         let document = Document(leak: request.leak, original: request.original, rows: report.rowCount,
                                 threshold: LeakTraceReport.identificationThreshold, alignment: alignment, problem: report.problem,
@@ -158,7 +171,8 @@ enum TraceOutput {
                                 variants: report.variants.map {
                                     Variants(periods: $0.periods, periodsCovered: $0.periodsCovered, periodsRead: $0.periodsRead,
                                              threshold: $0.threshold.map { rounded($0, 3) }, target: VariantTraceVerdict.target,
-                                             named: $0.named.map(variantRow), best: $0.best.map(variantRow))
+                                             named: $0.named.map(variantRow), best: $0.best.map(variantRow),
+                                             ranking: $0.ranking.prefix(top).map(variantRow))
                                 })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
