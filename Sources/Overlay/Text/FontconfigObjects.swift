@@ -15,25 +15,38 @@ final class FontconfigConfiguration {
     let pointer: OpaquePointer
 
     init() throws {
-        // Fontconfig that cannot open its files (at the descriptor limit) says so on stdio's
-        // stderr and knows no fonts; a job would then blame the font. It has closed its files
-        // again when it returns: if it found no fonts and the descriptors it needs while
-        // loading (nested config files, caches) are not free, that was why.
-        let shortage = TextRenderingError.systemResources(.fileDescriptors, operation: "loading fontconfig's configuration")
+        // Fontconfig that cannot open its files (at the descriptor limit) or allocate (at the
+        // address-space limit) says so on stdio's stderr, if at all, and returns nothing or knows
+        // no fonts; a job would then blame the font. It has let go of what it held when it
+        // returns: if the descriptors or the address space it needs while loading are not free
+        // now, that was why.
         guard let config = FcInitLoadConfigAndFonts() else {
-            if !SystemShortage.descriptorsAvailable(Self.descriptorsWhileLoading) { throw shortage }
+            if let shortage = Self.shortage() { throw shortage }
             throw TextRenderingError.fontEngineFailed(operation: "FcInitLoadConfigAndFonts",
                                                       reason: "fontconfig could not load its configuration")
         }
         pointer = config
-        if FcConfigGetFonts(config, FcSetSystem).map({ $0.pointee.nfont == 0 }) ?? true,
-           !SystemShortage.descriptorsAvailable(Self.descriptorsWhileLoading) {
+        if FcConfigGetFonts(config, FcSetSystem).map({ $0.pointee.nfont == 0 }) ?? true, let shortage = Self.shortage() {
             throw shortage
         }
     }
 
     /// Descriptors fontconfig may hold open at once while loading (measured: 3).
     static let descriptorsWhileLoading = 6
+    /// Address space fontconfig may take while loading: its configuration parsed, its caches
+    /// mapped, and malloc's arenas around them (glibc reserves a thread's arena 64 MB at a time).
+    /// Measured with `stamp` under `ulimit -v`: at 270 MB the load failed, and 64 MB could not be
+    /// mapped afterwards; without a limit it always can, so a broken installation is still told
+    /// apart.
+    static let addressSpaceWhileLoading = 64 << 20
+
+    /// What the system ran out of, if a failed load is explained by it.
+    static func shortage() -> TextRenderingError? {
+        let operation = "loading fontconfig's configuration"
+        if !SystemShortage.descriptorsAvailable(descriptorsWhileLoading) { return .systemResources(.fileDescriptors, operation: operation) }
+        if !SystemShortage.addressSpaceAvailable(addressSpaceWhileLoading) { return .systemResources(.memory, operation: operation) }
+        return nil
+    }
 
     deinit { FcConfigDestroy(pointer) }
 
