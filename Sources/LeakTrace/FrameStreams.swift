@@ -150,15 +150,21 @@ func spread<T>(_ items: [T], count: Int) -> [T] {
     return (0..<count).map { items[$0 * (items.count - 1) / max(count - 1, 1)] }
 }
 
-/// The frame nearest `time`, if one lies within `tolerance` seconds.
+/// The frame nearest `time`, if one lies within `tolerance` seconds (`frames` sorted by time).
 func nearest(_ frames: [TimedLuma], to time: Double, within tolerance: Double) -> TimedLuma? {
-    var low = 0, high = frames.count
+    guard !frames.isEmpty else { return nil }
+    let best = nearestIndex(count: frames.count, to: time) { frames[$0].time }
+    return abs(frames[best].time - time) <= tolerance ? frames[best] : nil
+}
+
+/// The index of the time nearest `target` among `count` times in increasing order (`count` > 0),
+/// `time(i)` giving the i-th: the earlier of two as near.
+func nearestIndex(count: Int, to target: Double, time: (Int) -> Double) -> Int {
+    var low = 0, high = count
     while low < high {
         let middle = (low + high) / 2
-        if frames[middle].time < time { low = middle + 1 } else { high = middle }
+        if time(middle) < target { low = middle + 1 } else { high = middle }
     }
-    let candidates = [low - 1, low].filter { frames.indices.contains($0) }
-    guard let best = candidates.min(by: { abs(frames[$0].time - time) < abs(frames[$1].time - time) }),
-          abs(frames[best].time - time) <= tolerance else { return nil }
-    return frames[best]
+    if low == count { return count - 1 }
+    return low > 0 && target - time(low - 1) <= time(low) - target ? low - 1 : low
 }

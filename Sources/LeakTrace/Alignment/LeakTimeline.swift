@@ -130,7 +130,7 @@ extension LeakTimeline {
         func scores(_ i: Int, bins: Range<Int> = 0..<binCount) -> [Double] {
             var row = [Double](repeating: -1, count: bins.count)
             let time = leak[i].time
-            var j = nearestIndex(originalTimes, to: time + offset(bins.lowerBound))
+            var j = nearestIndex(count: originalTimes.count, to: time + offset(bins.lowerBound)) { originalTimes[$0] }
             for bin in bins {
                 let target = time + offset(bin)
                 while j + 1 < originalTimes.count, abs(originalTimes[j + 1] - target) <= abs(originalTimes[j] - target) { j += 1 }
@@ -260,17 +260,6 @@ extension LeakTimeline {
     /// How the path reached a bin from the frame before: at the same offset, or by a cut to a
     /// later or an earlier part of the original.
     enum Arrival: UInt8 { case stay, forward, backward }
-
-    /// The index of the time nearest `target` in `times` (sorted, not empty).
-    static func nearestIndex(_ times: [Double], to target: Double) -> Int {
-        var low = 0, high = times.count
-        while low < high {
-            let middle = (low + high) / 2
-            if times[middle] < target { low = middle + 1 } else { high = middle }
-        }
-        if low == times.count { return times.count - 1 }
-        return low > 0 && target - times[low - 1] < times[low] - target ? low - 1 : low
-    }
 
     static func dot(_ a: [Float], _ b: [Float]) -> Float {
         var sum: Float = 0
