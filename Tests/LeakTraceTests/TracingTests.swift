@@ -35,6 +35,17 @@ struct TracingTests {
         #expect(verdict.identified.map(\.row) == [17], "ranking: \(verdict.ranking.prefix(3))")
     }
 
+    /// A crop the keyframes' fingerprints do not shrug off (14 % per side moves the picture's edges by
+    /// over two cells of the grid): the offset is proposed with the keyframes cropped alike
+    /// (`LeakAnalyzer.cropGuesses`) and each proposal registered alone.
+    @Test func aHeavilyCroppedLeakIsPlacedAndTraced() throws {
+        let recipe = LeakRecipe(offset: 11.7, crops: CropFractions(left: 0.14, right: 0.14, top: 0.14, bottom: 0.14), markedRow: 17)
+        let (analysis, verdict) = try Self.trace(recipe)
+        #expect(abs(analysis.offset - 11.7) < 0.05)
+        #expect(abs(analysis.crops.left - 0.14) < 0.01 && abs(analysis.crops.bottom - 0.14) < 0.01)
+        #expect(verdict.identified.map(\.row) == [17], "ranking: \(verdict.ranking.prefix(3))")
+    }
+
     @Test func anUnmarkedCopyIdentifiesNobody() throws {
         let (_, verdict) = try Self.trace(LeakRecipe(markedRow: nil))
         #expect(verdict.identified.isEmpty, "ranking: \(verdict.ranking.prefix(3))")
