@@ -43,6 +43,7 @@ def frame_count(path):
 def job_variants(args, binary, inputs, logo, text_layer, logo_layer, preset, crf, runner_log):
     """Job 15: per-row CPU and storage of a batch with and without a variant layer."""
     seconds, rows = (60, 12) if args.quick else (600, 300)
+    rows = args.variant_rows or rows
     # 426×240: what a row costs against what the variant layer adds to it does not depend on the
     # picture's size, and 300 rows of a 10-min lecture at 720p would take hours on 2 cores.
     clip = inputs.clip(240, seconds)
