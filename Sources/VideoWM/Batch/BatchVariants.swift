@@ -15,6 +15,12 @@ extension BatchRunner {
         let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
         let representative = try Compositor.forJob(config: config, variables: rows[0].variables, images: images, warn: { _ in })
         let lecture = try VariantLecture(source: source, compositor: representative, warn: warn)
+        // The shared renders on two threads where there are cores for them and codec threads are
+        // not held to one (`--threads 1` asks for one core's work).
+        let partner = ProcessInfo.processInfo.activeProcessorCount > 1 && settings.threads != 1
+            ? try VariantLecture(source: source, compositor: try Compositor.forJob(config: config, variables: rows[0].variables, images: images, warn: { _ in }),
+                                 warn: warn)
+            : nil
         let code = try VariantCode(config: config, input: input, periods: lecture.periodCount)
         let folder = try rows.contains(where: { $0.target.kind == .hlsPresentation }) ? createSharedFolder() : nil
         // MP4 rows take the shared renders from a scratch folder, made for the first of them and
@@ -62,7 +68,8 @@ extension BatchRunner {
             }
         }
         try writeGroup(of: members.map(\.batchRow), finish: finish, tracker: tracker, onProgress: onProgress) { failed, written, progress in
-            try lecture.write(members.map(\.student), group: outputsPerDecode, onRowFailed: failed, onRowWritten: written, progress: progress)
+            try lecture.write(members.map(\.student), group: outputsPerDecode, partner: partner, onRowFailed: failed, onRowWritten: written,
+                              progress: progress)
         }
     }
 
