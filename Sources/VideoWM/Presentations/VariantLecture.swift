@@ -244,8 +244,8 @@ extension VariantLecture {
     /// at q = 8 (decoding 30 s of a 720p lecture took 1.15 s here, rendering its variants about
     /// forty times that), for two cores' work where one did it all (a segment's q encodes run on
     /// one thread, and x264's threads find little to share in a 2-s segment; the wall time saved
-    /// is not yet measured on a quiet machine). The files are byte for byte the same either way: each segment is made alone from its own
-    /// keyframe with encoders of its own (`SegmentMaker`).
+    /// is not yet measured on a quiet machine). The files are byte for byte the same either
+    /// way: each segment is made alone from its own keyframe with encoders of its own (`SegmentMaker`).
     func sharedRenders(partner: VariantLecture?, while going: () -> Bool, store: (Int, SharedFiles) throws -> Void) throws -> Int {
         let first = try SegmentMaker(source: source, plan: plan, rows: variants)
         guard let partner, plan.segmentCount > 1 else {
