@@ -49,6 +49,8 @@ public final class RenderPool: @unchecked Sendable {
     private var byKey: [String: Job] = [:]
     private var running = 0
     private var accepting = true
+    /// Jobs of this priority and lower are refused (a draining server's render-ahead and warming).
+    private var refusedFrom: Priority?
     private var stopping = false
     private var threads: [Thread] = []
     private var threadsLeft: Int
@@ -92,7 +94,7 @@ public final class RenderPool: @unchecked Sendable {
             }
             return .accepted
         }
-        guard accepting else { return .full }
+        guard accepting, refusedFrom.map({ priority < $0 }) ?? true else { return .full }
         if queued.count >= queueLimit {
             guard priority < .ahead, let droppable = queued.lastIndex(where: { $0.priority >= .ahead }) else { return .full }
             let dropped = queued.remove(at: droppable)
@@ -135,10 +137,12 @@ public final class RenderPool: @unchecked Sendable {
         return running
     }
 
-    /// Refuses new jobs from now on; queued and running ones carry on.
-    public func stopAccepting() {
+    /// Refuses new jobs of `priority` and lower from now on; queued and running ones carry on.
+    /// A draining server refuses render-ahead and warming (`.ahead`) but still takes the jobs of
+    /// the requests in flight, whose answers it promised to finish.
+    public func stopAccepting(from priority: Priority) {
         wake.lock()
-        accepting = false
+        refusedFrom = min(priority, refusedFrom ?? priority)
         wake.unlock()
     }
 

@@ -276,7 +276,8 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 
     func startDraining() {
         lock.withLock { draining = true }
-        pool.stopAccepting()
+        // Requests accepted before the daemon stops accepting are in flight: their renders are still taken.
+        pool.stopAccepting(from: .ahead)
     }
 
     /// Answers every request still waiting for a job (the drain's time is up).
