@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "AnimationTests", dependencies: ["Animation", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
         .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
-        .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata"]),
+        .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata", "TestSupport"]),
         // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation"]),
         .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "VideoWM", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `videowm batch` end to end: a one-second generated clip, a handful of rows, outputs
@@ -152,17 +153,11 @@ struct BatchTests {
     /// Starts a batch, waits until `rowsBeforeKill` rows are reported done (JSON progress on
     /// stdout), then sends `signal`. Returns the exit status.
     func interruptBatch(_ h: Harness, arguments: [String], rowsBeforeKill: Int, signal: Int32) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = arguments + ["--progress", "json"]
-        process.currentDirectoryURL = h.directory
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, arguments + ["--progress", "json"], directory: h.directory.path,
+                                       stdout: .pipe, stderr: .null)
         var seen = 0
         var buffer = Data()
-        let reader = out.fileHandleForReading
+        let reader = process.output!
         while seen < rowsBeforeKill {
             let chunk = reader.availableData
             if chunk.isEmpty { break }
@@ -231,16 +226,10 @@ struct BatchTests {
             ([], ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_MIN": "0"]),
             ([], ["JOB_COMPLETION_INDEX": "2", "VIDEOWM_SHARD_COUNT": "3"]),
         ]
-        let processes = try environments.map { setup -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-            process.arguments = arguments + setup.flags
-            process.environment = ProcessInfo.processInfo.environment.merging(setup.environment) { _, new in new }
-            process.currentDirectoryURL = h.directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+        let processes = try environments.map { setup in
+            try ChildProcess(Harness.videowmPath, arguments + setup.flags,
+                             environment: ProcessInfo.processInfo.environment.merging(setup.environment) { _, new in new },
+                             directory: h.directory.path, stdout: .null, stderr: .null)
         }
         for process in processes { process.waitUntilExit() }
         #expect(processes.map(\.terminationStatus) == [0, 0, 0])

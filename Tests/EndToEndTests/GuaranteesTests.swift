@@ -21,12 +21,8 @@ struct GuaranteesTests {
         let input = try h.makeClip("in.mp4", width: 640, height: 360, seconds: 20, audio: true)
         let config = try simpleConfig(h)
         let existing = try h.write("out.mp4", "precious")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = ["transcode", input, existing, "-c", config, "-y", "--preset", "slow"]
-        process.currentDirectoryURL = h.directory
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, ["transcode", input, existing, "-c", config, "-y", "--preset", "slow"],
+                                       directory: h.directory.path, stderr: .null)
         // Wait until the temporary file exists (work has started), then interrupt.
         let deadline = Date().addingTimeInterval(30)
         while try partialFiles(h).isEmpty && Date() < deadline { usleep(20_000) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `batch` to `.m3u8`: per-student playlists whose unmarked segments are the input's packets,
@@ -138,12 +139,7 @@ struct HLSBatchTests {
         let arguments = ["batch", input, "-c", config, "--vars", csv, "--output", h.path("hls/{id}/index.m3u8"), "--segment", "6",
                          "--shared-segments", h.path("segments"), "-j", "1", "-q"]
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = arguments
-        process.currentDirectoryURL = h.directory
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, arguments, directory: h.directory.path, stderr: .null)
         let deadline = Date().addingTimeInterval(120)
         func sharedSegments() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: h.path("segments"))) ?? []).filter { $0.hasSuffix(".m4s") }
@@ -195,15 +191,9 @@ struct HLSBatchTests {
             ["batch", input, "-c", config, "--vars", csv, "--output", h.path("\(folder)/{id}.m3u8"), "--segment", "6",
              "--shared-segments", h.path("\(folder)/shared"), "--shard", shard, "-q"]
         }
-        let shards = ["0/2", "1/2"].map { shard -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-            process.arguments = arguments(shard, into: "hls")
-            process.currentDirectoryURL = h.directory
-            process.standardError = FileHandle.nullDevice
-            return process
+        let shards = try ["0/2", "1/2"].map { shard in
+            try ChildProcess(Harness.videowmPath, arguments(shard, into: "hls"), directory: h.directory.path, stderr: .null)
         }
-        for process in shards { try process.run() }
         for process in shards { process.waitUntilExit() }
         #expect(shards.allSatisfy { $0.terminationReason == .exit && $0.terminationStatus == 0 })
 

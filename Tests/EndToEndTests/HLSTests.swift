@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `.m3u8` outputs: VOD HLS presentations of fMP4 segments, judged by FFmpeg's HLS reader,
@@ -122,12 +123,8 @@ struct HLSTests {
 
         // Replace it with other marks, slowly, and kill the process outright (no chance to clean
         // up) once it has published a few new segments.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = ["transcode", input, playlist, "-c", config, "--var", "email=bob@example.com", "--segment", "1", "-y", "--preset", "slower"]
-        process.currentDirectoryURL = h.directory
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, ["transcode", input, playlist, "-c", config, "--var", "email=bob@example.com",
+                                                             "--segment", "1", "-y", "--preset", "slower"], directory: h.directory.path, stderr: .null)
         let deadline = Date().addingTimeInterval(60)
         while try Self.folderEntries(h).subtracting(old).filter({ $0.hasSuffix(".m4s") }).count < 3 && Date() < deadline && process.isRunning {
             usleep(20_000)
@@ -159,12 +156,8 @@ struct HLSTests {
         defer { h.cleanUp() }
         let input = try Self.clip(h, seconds: 20)
         let config = try h.write("c.json", Self.config)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = ["transcode", input, h.path("out.m3u8"), "-c", config, "--var", "email=ada@example.com", "--segment", "1", "--preset", "slower"]
-        process.currentDirectoryURL = h.directory
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, ["transcode", input, h.path("out.m3u8"), "-c", config, "--var", "email=ada@example.com",
+                                                             "--segment", "1", "--preset", "slower"], directory: h.directory.path, stderr: .null)
         let deadline = Date().addingTimeInterval(60)
         while try Self.folderEntries(h).filter({ $0.hasSuffix(".m4s") }).count < 2 && Date() < deadline && process.isRunning { usleep(20_000) }
         kill(process.processIdentifier, SIGINT)

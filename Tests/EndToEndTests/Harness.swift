@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -44,29 +45,9 @@ struct Harness {
     @discardableResult
     func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let path = executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)"
-        let out = try ChildProcess.pipe(), err = try ChildProcess.pipe()
-        let pid: pid_t
-        do {
-            let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
-            pid = try ChildProcess.spawn(path, arguments: arguments, environment: variables, directory: directory.path,
-                                         streams: [.file("/dev/null", flags: O_RDONLY), .descriptor(out.write), .descriptor(err.write)])
-        } catch {
-            [out.read, out.write, err.read, err.write].forEach { close($0) }
-            throw error
-        }
-        close(out.write)
-        close(err.write)
-        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
-        nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = FileHandle(fileDescriptor: err.read, closeOnDealloc: true).readDataToEndOfFile() }
-        reader.start()
-        let outData = FileHandle(fileDescriptor: out.read, closeOnDealloc: true).readDataToEndOfFile()
-        let status = ChildProcess.wait(pid)
-        // Not `isExecuting`: it is also false before a slow-starting thread has begun, which under
-        // load returned an empty stderr for a child that had written its error line.
-        while !reader.isFinished { usleep(1000) }
-        return Result(status: status, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
+        let outcome = try ChildProcess.run(path, arguments, environment: variables, directory: directory.path)
+        return Result(status: outcome.status, stdout: outcome.text, stderr: outcome.errorText, stdoutData: outcome.output)
     }
 
     @discardableResult

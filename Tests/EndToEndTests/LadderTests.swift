@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Animation
 import VideoWM
@@ -357,11 +358,7 @@ struct LadderTests {
         for folder in ["hls", "one", "two"] { try FileManager.default.createDirectory(atPath: h.path(folder), withIntermediateDirectories: true) }
 
         // Killed once the first shared segments are on disk.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = arguments("hls")
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, arguments("hls"), stderr: .null)
         let deadline = Date().addingTimeInterval(120)
         func shared(_ folder: String) -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: h.path("\(folder)/shared-segments"))) ?? []).sorted()
@@ -394,14 +391,9 @@ struct LadderTests {
         _ = try everyListedFileExists("hls")
 
         // Two shards at once into one shared folder, and one run: the same files, each once.
-        let shards = ["0/2", "1/2"].map { shard -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-            process.arguments = arguments("two", ["--shard", shard])
-            process.standardError = FileHandle.nullDevice
-            return process
+        let shards = try ["0/2", "1/2"].map { shard in
+            try ChildProcess(Harness.videowmPath, arguments("two", ["--shard", shard]), stderr: .null)
         }
-        for process in shards { try process.run() }
         for process in shards { process.waitUntilExit() }
         #expect(shards.allSatisfy { $0.terminationReason == .exit && $0.terminationStatus == 0 })
         let single = try h.videowm(arguments: arguments("one"))

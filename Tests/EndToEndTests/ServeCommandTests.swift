@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `videowm serve` as a process: its start-up errors' exit codes, /healthz and /metrics,
@@ -41,13 +42,8 @@ struct ServeCommandTests {
         try Data(repeating: 7, count: 32).write(to: h.directory.appendingPathComponent("token.key"))
         chmod(h.directory.appendingPathComponent("token.key").path, 0o600)
         let port = 20_000 + Int(getpid() % 20_000)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = ["serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:\(port)", "--cache", "cache", "--drain", "2"]
-        process.currentDirectoryURL = h.directory
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, ["serve", "library", "--token-key-file", "token.key", "--listen", "127.0.0.1:\(port)",
+                                                             "--cache", "cache", "--drain", "2"], directory: h.directory.path, stderr: .pipe)
         var health = ""
         for _ in 0..<50 where health != "ok\n" {
             usleep(100_000)
@@ -62,7 +58,7 @@ struct ServeCommandTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(Date().timeIntervalSince(started) < 3)
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = String(decoding: process.errors!.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("\"GET /healthz\" 200"))
         #expect(log.contains("draining") && log.contains("stopped"))
         #expect(!log.contains("token=x"))

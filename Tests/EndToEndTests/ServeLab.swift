@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A library with one real lecture (`intro`: 12 s of 320×240 at 30 fps, an IDR every 2 s,
@@ -77,7 +78,7 @@ final class ServeLab {
 /// A `videowm serve` process. Its stderr goes to a file (read for the port it listens on and
 /// for log lines); a process still running when this goes away is killed.
 final class ServeProcess: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     let logFile: String
     private(set) var port = 0
     let h: Harness
@@ -86,12 +87,8 @@ final class ServeProcess: @unchecked Sendable {
         self.h = h
         logFile = h.path("serve-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = arguments
-        process.currentDirectoryURL = h.directory
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(Harness.videowmPath, arguments, directory: h.directory.path,
+                                   stdout: .null, stderr: .file(logFile, flags: O_WRONLY | O_APPEND))
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && process.isRunning {
             let marker = "listening on http://127.0.0.1:"
@@ -170,7 +167,7 @@ extension Harness {
 /// (samples/nginx/videowm-serve.conf) with its ports and paths rewritten into the test's folder:
 /// what an operator deploys is what is tested.
 final class NginxFront: @unchecked Sendable {
-    let process = Process()
+    private(set) var process: ChildProcess?
     let port: Int
     let prefix: String
     let h: Harness
@@ -202,11 +199,9 @@ final class NginxFront: @unchecked Sendable {
         // As root, nginx's workers would run as nobody, who cannot write into the test's folder.
         if geteuid() == 0 { text = "user root;\n" + text }
         try text.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", prefix, "-c", prefix + "/nginx.conf", "-g", "daemon off;", "-e", prefix + "/logs/error.log"]
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess("/usr/sbin/nginx", ["-p", prefix, "-c", prefix + "/nginx.conf", "-g", "daemon off;", "-e", prefix + "/logs/error.log"],
+                                       stdout: .null, stderr: .null)
+        self.process = process
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && process.isRunning {
             if (try? h.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "2", base + "/healthz"]).stdout) == "200" { return }
@@ -225,7 +220,7 @@ final class NginxFront: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
+        if let process, process.isRunning {
             kill(process.processIdentifier, SIGTERM)  // its workers stop with it
             let deadline = Date().addingTimeInterval(5)
             while process.isRunning && Date() < deadline { usleep(20_000) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `videowm serve` rendering real lectures, judged over HTTP by ffmpeg, curl and `batch`'s own
@@ -182,13 +183,8 @@ extension ServeRenderingTests {
         let late = tokens[8]
         let master = try h.fetch(nginx.base + ServeLab.master(late))
         let lateURIs = ServeLab.uris(in: String(decoding: master.body, as: UTF8.self))
-        let waiting = Process()
-        waiting.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        waiting.arguments = ["-s", "-o", h.path("waited.m4s"), "-w", "%{http_code}", "--max-time", "60",
-                             nginx.base + lateURIs.last { $0.contains("/own/") }!]
-        let waitedStatus = Pipe()
-        waiting.standardOutput = waitedStatus
-        try waiting.run()
+        let waiting = try ChildProcess("/usr/bin/curl", ["-s", "-o", h.path("waited.m4s"), "-w", "%{http_code}", "--max-time", "60",
+                                                         nginx.base + lateURIs.last { $0.contains("/own/") }!], stdout: .pipe)
         var victim: ServeProcess?
         let deadline = Date().addingTimeInterval(20)
         while victim == nil && Date() < deadline {
@@ -198,7 +194,7 @@ extension ServeRenderingTests {
         kill(killed.process.processIdentifier, SIGKILL)
         killed.process.waitUntilExit()
         waiting.waitUntilExit()
-        let status = String(decoding: waitedStatus.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let status = String(decoding: waiting.output!.readDataToEndOfFile(), as: UTF8.self)
         // nginx retries the other process (200) or reports the lost upstream (502); never a torn file.
         #expect(status == "200" || status == "502", "\(status)")
 

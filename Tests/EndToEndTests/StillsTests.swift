@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A still decoded to RGB24 by ffmpeg: an independent reader of what videowm wrote.
@@ -329,12 +330,8 @@ struct StillsTests {
         try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
 
         let started = Date()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Harness.videowmPath)
-        process.arguments = ["stamp"] + inputs + ["-d", h.path("out"), "-c", config, "-q"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(Harness.videowmPath, ["stamp"] + inputs + ["-d", h.path("out"), "-c", config, "-q"],
+                                       stdout: .null, stderr: .null)
         // The high-water mark once ten files are done, and the last one seen before the end:
         // with memory bounded by one image the two are the same.
         var afterTen: Int?

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Test stills made by ffmpeg, tagged by exiftool (an independent writer), and read back by
@@ -23,21 +24,11 @@ struct Fixtures {
 
     @discardableResult
     func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(executable)")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        let outcome = try ChildProcess.run("/usr/bin/\(executable)", arguments, directory: directory.path)
+        guard outcome.status == 0 else {
+            throw FixtureError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return outcome.text
     }
 
     /// A small still without metadata, encoded by ffmpeg (`name`'s extension picks the format).

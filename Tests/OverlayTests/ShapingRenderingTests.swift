@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Overlay
 
@@ -109,17 +110,9 @@ import Testing
 
     /// Runs a command and returns its standard output.
     private func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(arguments.joined(separator: " "))")
-        return data
+        let outcome = try ChildProcess.run("/usr/bin/env", arguments)
+        #expect(outcome.status == 0, "\(arguments.joined(separator: " "))")
+        return outcome.output
     }
 
     @Test(arguments: ["देवनागरी", "श्रीमती क्षमा", "स्त्री"])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VideoWM
 import Testing
 @testable import VideoWMServe
@@ -54,13 +55,8 @@ struct CacheAndLibraryTests {
         let script = "import fcntl, os, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)"
         let key = "l/r/own/s/v/1.m4s"
         let lockPath = folder + "/.locks/" + Hex.string(ContentDigest.sha256(Array(key.utf8)).prefix(12)) + ".lock"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, lockPath]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        _ = output.fileHandleForReading.availableData  // "locked"
+        let process = try ChildProcess("/usr/bin/env", ["python3", "-c", script, lockPath], stdout: .pipe)
+        _ = process.output?.availableData  // "locked"
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(process.processIdentifier, SIGKILL) }
         let started = Date()
         let made = try cache.produce(key) { [7] }

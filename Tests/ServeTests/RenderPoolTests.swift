@@ -163,11 +163,13 @@ struct RenderPoolTests {
         let statuses = Statuses()
         let base = fixture.base
         let clients = startThreads(5) { index in
-            let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "60", base + shared[index]])
+            let output = try? ServeFixture.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "150", base + shared[index]])
             statuses.add(output ?? "")
         }
         // Four are refused while the worker is still held: answered at once, not after a render.
-        #expect(fixture.waitFor(seconds: 60) { statuses.all.count == 4 })
+        // The server's count first, then the clients' (a failure then says which side was slow).
+        #expect(fixture.waitFor(seconds: 60) { (try? fixture.get("/metrics").text.contains("videowm_render_rejected_total 4")) == true })
+        #expect(fixture.waitFor(seconds: 60) { statuses.all.count == 4 }, "\(statuses.all)")
         #expect(indexer.gate?.arrived == 1)
         indexer.gate?.openForever()
         clients.wait()

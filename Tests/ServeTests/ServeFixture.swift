@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VideoWM
 @testable import VideoWMServe
 
@@ -131,16 +132,8 @@ final class ServeFixture: @unchecked Sendable {
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        // Not Foundation's Process: its children inherit other tests' pipes (`ChildProcess`).
+        try ChildProcess.run(executable, arguments).text
     }
 
     /// Polls `condition` until it holds; `seconds` only bounds a failing test (a loaded machine

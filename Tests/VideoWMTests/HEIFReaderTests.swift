@@ -85,14 +85,7 @@ struct AVIFWriterTests {
         #expect(decoded.image.width == 64 && decoded.image.height == 48 && decoded.iccProfile == HEIFReaderTests.profile)
         let i = (4 * 64 + 4) * 4
         #expect(decoded.image.pixels[i] > 200 && decoded.image.pixels[i + 1] < 60)
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        probe.arguments = ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path]
-        let out = Pipe()
-        probe.standardOutput = out
-        try probe.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
+        let text = try ChildProcess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path]).text
         #expect(text.contains("av1"), "\(text)")
     }
 }

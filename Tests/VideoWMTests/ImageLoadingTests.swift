@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Overlay
 import Testing
 @testable import VideoWM
@@ -24,15 +25,10 @@ struct ImageLoadingTests {
         let output = log.appendingPathExtension("out"), errors = log.appendingPathExtension("err")
         for file in [output, errors] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
         defer { for file in [output, errors] { try? FileManager.default.removeItem(at: file) } }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-nostdin", "-loglevel", "error", "-y"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let process = try ChildProcess("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y"] + arguments,
+                                       stdout: .file(output.path, flags: O_WRONLY | O_TRUNC), stderr: .file(errors.path, flags: O_WRONLY | O_TRUNC))
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        // SIGKILL: a child inherits the spawning thread's blocked signals, and test threads block SIGTERM.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
@@ -200,21 +196,18 @@ struct ImageLoadingTests {
 
     /// `python3 -m http.server` on 127.0.0.1, on a port the system picks, serving `folder`.
     final class LocalServer {
-        let process = Process()
+        let process: ChildProcess
         let port: Int
 
         init(serving folder: URL) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder.path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProcess("/usr/bin/python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder.path],
+                                       stdout: .pipe, stderr: .null)
+            let output = process.output!
             // "Serving HTTP on 127.0.0.1 port 43117 (http://127.0.0.1:43117/) ..."
             var text = ""
             let deadline = Date().addingTimeInterval(10)
             while !text.contains("port "), Date() < deadline, process.isRunning {
-                let data = output.fileHandleForReading.availableData
+                let data = output.availableData
                 if data.isEmpty { usleep(20_000) }
                 text += String(decoding: data, as: UTF8.self)
             }
@@ -228,8 +221,6 @@ struct ImageLoadingTests {
 
         func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
 
-        /// SIGKILL, not SIGTERM: a child inherits the spawning thread's blocked signals, and the
-        /// test threads (libdispatch workers) block SIGTERM, so the server would never exit.
         func stop() {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()

@@ -1,6 +1,7 @@
 import Animation
 import CFFmpeg
 import Foundation
+import TestSupport
 import Overlay
 import Testing
 @testable import VideoWM
@@ -47,13 +48,9 @@ struct VideoFrameLocatorTests {
     /// A clip with B-frames and short GOPs, so seeks land mid-stream and frames are reordered.
     func makeClip(_ name: String, extra: [String] = []) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("videowm-locator-\(UUID().uuidString)-\(name)").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
-                             "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "12", "-pix_fmt", "yuv420p"] + extra + [path]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let made = try ChildProcess.run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
+                                                            "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "12", "-pix_fmt", "yuv420p"] + extra + [path])
+        #expect(made.status == 0, "\(made.errorText)")
         return path
     }
 
@@ -90,12 +87,8 @@ struct VideoFrameLocatorTests {
 struct JoinedTransportStreamLocatorTests {
     /// Runs ffmpeg quietly and fails the test when it fails.
     func ffmpeg(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-y"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "ffmpeg \(arguments.joined(separator: " "))")
+        let outcome = try ChildProcess.run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments)
+        try #require(outcome.status == 0, "ffmpeg \(arguments.joined(separator: " ")): \(outcome.errorText)")
     }
 
     /// Two copies of one recording (H.264 with B-frames, a keyframe every `gop` frames, AAC)
