@@ -164,4 +164,17 @@ struct EncoderControlsTests {
         let av1 = EncodeSettings(controls: EncoderControls(gop: .frames(60), tune: "psnr"))
         #expect(av1.encoderOptions(for: .av1, changes: av1.controls.changes(for: .av1))["svtav1-params"] == "scd=0:tune=1")
     }
+
+    @Test("a lecture with a variant layer is encoded without B-frames, by x264 and x265 alike")
+    func variantLecturesHaveNoBFrames() {
+        let lecture = EncodeSettings(crf: 20).forVariantLecture
+        #expect(lecture.encoderOptions(for: .h264, changes: EncoderControls().changes(for: .h264)) == ["crf": "20", "x264-params": "bframes=0"])
+        let gop = EncodeSettings(controls: EncoderControls(gop: KeyframeInterval("2s"))).forVariantLecture
+        #expect(gop.encoderOptions(for: .hevc, changes: gop.controls.changes(for: .hevc))["x265-params"]
+            == "log-level=error:bframes=0:keyint=-1:scenecut=0:open-gop=0")
+        var asked = EncodeSettings()
+        asked.bFrames = 2
+        #expect(asked.forVariantLecture.bFrames == 2)  // what the caller set stays
+        #expect(EncodeSettings().encoderOptions(for: .h264, changes: EncoderControls().changes(for: .h264))["x264-params"] == nil)
+    }
 }

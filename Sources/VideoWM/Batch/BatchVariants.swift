@@ -12,7 +12,8 @@ extension BatchRunner {
     func runVariantLecture(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
                                  report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {
         guard config.pathKey != nil else { throw Self.keyNeeded(config: config) }
-        let source = try PresentationSource(input: input, settings: settings, segment: hls.segmentDuration, damagePolicy: damagePolicy, warn: warn)
+        let source = try PresentationSource(input: input, settings: settings.forVariantLecture, segment: hls.segmentDuration,
+                                            damagePolicy: damagePolicy, warn: warn)
         let representative = try Compositor.forJob(config: config, variables: rows[0].variables, images: images, warn: { _ in })
         let lecture = try VariantLecture(source: source, compositor: representative, warn: warn)
         // The shared renders on two threads where there are cores for them and codec threads are

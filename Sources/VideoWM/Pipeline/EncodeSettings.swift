@@ -22,6 +22,9 @@ public struct EncodeSettings: Sendable, Equatable {
     public var tags: [String: String] = [:]
     /// Whether `scale` may enlarge the picture (`--upscale`); without it a larger request keeps the input's size.
     public var upscale = false
+    /// B-frames x264 or x265 may put between reference pictures, at most; nil: the preset's
+    /// (3 for x264's medium). A lecture with a variant layer asks for none (`forVariantLecture`).
+    public var bFrames: Int? = nil
 
     public init(codec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
                 audio: AudioMode = .copy, threads: Int = 0, controls: EncoderControls = EncoderControls()) {
@@ -55,6 +58,19 @@ public struct EncodeSettings: Sendable, Equatable {
 
     /// Private options for the encoder (`avcodec_open2`'s dictionary), with the controls'
     /// own (`changes`) merged in: their parameters join the encoder's parameter string.
+    /// These settings for a lecture with a variant layer (docs/variant-marks.md §6), whose every
+    /// segment is re-encoded, as a student's own segments and as the shared variants: without
+    /// B-frames. A student's own segments then cost what the spans of a batch without the layer
+    /// cost (smart rendering's spans are encoded without B-frames, to splice between the input's
+    /// GOPs), so the layer adds nothing to a row's encoding: x264 with B-frames took 1.22 × the
+    /// CPU of a row's own seconds, without them 0.99 × (issue 29's measurement). The shared
+    /// variants, encoded once for the class, grow by what B-frames would have saved.
+    public var forVariantLecture: EncodeSettings {
+        var settings = self
+        if settings.bFrames == nil { settings.bFrames = 0 }
+        return settings
+    }
+
     func encoderOptions(for codec: VideoCodec, changes: EncoderOptionChanges) -> [String: String] {
         var options: [String: String] = [:]
         var parameters: [String] = []
@@ -63,6 +79,7 @@ public struct EncodeSettings: Sendable, Equatable {
             if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
             if let preset { options["preset"] = preset }
             if codec == .hevc { parameters.append("log-level=error") }
+            if let bFrames { parameters.append("bframes=\(bFrames)") }
         case .vp9:
             if bitRate == nil { options["crf"] = String(crf ?? codec.defaultCRF) }
             options["row-mt"] = "1"

@@ -88,8 +88,8 @@ public final class LectureLadder: @unchecked Sendable {
         } else {
             variantCount = nil
         }
-        let source = try PresentationSource(input: input, settings: settings, segment: segment, damagePolicy: damagePolicy,
-                                            subtitlesAsRenditions: true, warn: warn)
+        let source = try PresentationSource(input: input, settings: variantLayer == nil ? settings : settings.forVariantLecture, segment: segment,
+                                            damagePolicy: damagePolicy, subtitlesAsRenditions: true, warn: warn)
         self.source = source
         fonts = try TextEngineError.fontLibrary()
         var notices: [String] = []

@@ -59,7 +59,7 @@ final class VariantLectureServing: IndexedLecture, @unchecked Sendable {
     init(definition: LectureDefinition, config: WatermarkConfig, settings: EncodeSettings, notices: OnceNotices) throws {
         precondition(definition.ladder == nil && definition.subtitles.isEmpty, "a variant lecture with renditions is a VariantLadderServing")
         let (key, period) = try Self.checked(definition, config: config, notices: notices)
-        let source = try PresentationSource(input: definition.video, settings: settings, segment: period, warn: notices.say)
+        let source = try PresentationSource(input: definition.video, settings: settings.forVariantLecture, segment: period, warn: notices.say)
         let images = ImageCache()
         let jobValues = definition.jobValues
         let makeLecture = { try VariantLecture(source: source, config: config, jobValues: jobValues, images: images, warn: notices.say) }
