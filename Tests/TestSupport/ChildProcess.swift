@@ -127,14 +127,19 @@ public final class ChildProcess: @unchecked Sendable {
                            directory: String? = nil) throws -> Outcome {
         let child = try ChildProcess(executable, arguments, environment: environment, directory: directory,
                                      stdin: .null, stdout: .pipe, stderr: .pipe)
-        nonisolated(unsafe) var errors = Data()
-        let reader = Thread { errors = child.errors!.readDataToEndOfFile() }
-        reader.start()
+        // Handed over through the semaphore, which orders the reader's write before this read
+        // (polling `Thread.isFinished` does not, and ThreadSanitizer says so).
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errors = Box()
+        let read = DispatchSemaphore(value: 0)
+        Thread {
+            errors.data = child.errors!.readDataToEndOfFile()
+            read.signal()
+        }.start()
         let output = child.output!.readDataToEndOfFile()
         let status = child.waitUntilExit()
-        // Not `isExecuting`: it is also false before a slow-starting thread has begun.
-        while !reader.isFinished { usleep(1000) }
-        return Outcome(status: status, output: output, errors: errors)
+        read.wait()
+        return Outcome(status: status, output: output, errors: errors.data)
     }
 
     // MARK: The system calls
