@@ -76,22 +76,11 @@ extension Harness {
         environment["VIDEOWM"] = Harness.videowmPath
         environment.merge(extra) { _, new in new }
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t(), empty = sigset_t()
-        sigfillset(&defaults)
-        sigemptyset(&empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
         let started = Date()
         let pid = try ChildProcess.spawn("/bin/bash", arguments: ["-c", script], environment: environment, directory: directory.path,
                                          streams: [.file("/dev/null", flags: O_RDONLY), .file(stdoutPath, flags: O_WRONLY | O_CREAT | O_TRUNC),
                                                    .file(stderrPath, flags: O_WRONLY | O_CREAT | O_TRUNC)],
-                                         attributes: &attributes)
+                                         ownProcessGroup: true)
         return RunningScript(pid: pid, started: started, stdoutPath: stdoutPath, stderrPath: stderrPath)
     }
 

@@ -45,12 +45,11 @@ public final class ChildProcess: @unchecked Sendable {
     private var status: Int32?
 
     /// Starts `executable` (an absolute path) with `arguments`; `environment` nil inherits this
-    /// process's, `directory` nil its working folder; `attributes` (signals, process group) as
-    /// the caller sets them, by default every signal at its default action and none blocked, as
-    /// a shell starts a program (test threads block signals, and a child inherits the mask).
+    /// process's, `directory` nil its working folder; with `ownProcessGroup`, in a process group
+    /// of its own (signalled as a whole, as a shell's job).
     public init(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, directory: String? = nil,
                 stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
-                attributes: UnsafePointer<posix_spawnattr_t>? = nil) throws {
+                ownProcessGroup: Bool = false) throws {
         var parentEnds: [Int32?] = [nil, nil, nil]
         var childEnds: [Int32] = []
         var streams: [Stream] = []
@@ -65,7 +64,7 @@ public final class ChildProcess: @unchecked Sendable {
             }
             let variables = environment ?? ProcessInfo.processInfo.environment
             processIdentifier = try Self.spawn(executable, arguments: arguments, environment: variables, directory: directory,
-                                 streams: streams, attributes: attributes)
+                                 streams: streams, ownProcessGroup: ownProcessGroup)
         } catch {
             (childEnds + parentEnds.compactMap { $0 }).forEach { close($0) }
             throw error
@@ -160,22 +159,27 @@ public final class ChildProcess: @unchecked Sendable {
     private static let addCloseFrom = glibc("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
     private static let addChangeDirectory = glibc("posix_spawn_file_actions_addchdir_np", as: AddChangeDirectory.self)
 
-    /// Spawns `executable` with the streams given and every other descriptor closed. Returns its pid.
+    /// Spawns `executable` with the streams given and every other descriptor closed, every signal
+    /// at its default action and none blocked, as a shell starts a program (test threads block
+    /// signals, and a child inherits the mask); with `ownProcessGroup`, in a group of its own.
+    /// Returns its pid.
     public static func spawn(_ executable: String, arguments: [String], environment: [String: String], directory: String?,
-                             streams: [Stream], attributes: UnsafePointer<posix_spawnattr_t>? = nil) throws -> pid_t {
+                             streams: [Stream], ownProcessGroup: Bool = false) throws -> pid_t {
         precondition(streams.count == 3, "stdin, stdout and stderr")
-        if attributes == nil {
-            var defaults = posix_spawnattr_t()
-            posix_spawnattr_init(&defaults)
-            defer { posix_spawnattr_destroy(&defaults) }
-            var all = sigset_t(), none = sigset_t()
-            sigfillset(&all)
-            sigemptyset(&none)
-            posix_spawnattr_setsigdefault(&defaults, &all)
-            posix_spawnattr_setsigmask(&defaults, &none)
-            posix_spawnattr_setflags(&defaults, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-            return try spawn(executable, arguments: arguments, environment: environment, directory: directory, streams: streams, attributes: &defaults)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+        if ownProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
         }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -192,7 +196,7 @@ public final class ChildProcess: @unchecked Sendable {
         _ = addCloseFrom(&actions, 3)
         var pid: pid_t = 0
         let code = withCStrings([executable] + arguments) { argv in
-            withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in posix_spawn(&pid, executable, &actions, attributes, argv, envp) }
+            withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
         }
         guard code == 0 else { throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(code)))") }
         return pid

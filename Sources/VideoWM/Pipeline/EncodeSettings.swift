@@ -56,8 +56,6 @@ public struct EncodeSettings: Sendable, Equatable {
         codec ?? target.container.defaultVideoCodec
     }
 
-    /// Private options for the encoder (`avcodec_open2`'s dictionary), with the controls'
-    /// own (`changes`) merged in: their parameters join the encoder's parameter string.
     /// These settings for a lecture with a variant layer (docs/variant-marks.md §6), whose every
     /// segment is re-encoded, as a student's own segments and as the shared variants: without
     /// B-frames. A student's own segments then cost what the spans of a batch without the layer
@@ -71,6 +69,8 @@ public struct EncodeSettings: Sendable, Equatable {
         return settings
     }
 
+    /// Private options for the encoder (`avcodec_open2`'s dictionary), with the controls'
+    /// own (`changes`) merged in: their parameters join the encoder's parameter string.
     func encoderOptions(for codec: VideoCodec, changes: EncoderOptionChanges) -> [String: String] {
         var options: [String: String] = [:]
         var parameters: [String] = []
