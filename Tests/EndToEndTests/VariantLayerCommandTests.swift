@@ -24,7 +24,9 @@ struct VariantLayerCommandTests {
         let key = h.path("platform.key")
         #expect(try h.videowm("keygen", key, "-q").status == 0)
         for (arguments, naming) in [
-            (["transcode", clip, "out.mp4", "-c", config, "--var", "email=a@example.edu", "--key-file", key], "watermarks[1].variants"),
+            (["transcode", clip, "out.mp4", "-c", config, "--var", "email=a@example.edu"], "--key-file"),
+            (["transcode", clip, "out.mp4", "-c", config, "--var", "email=a@example.edu", "--key-file", key, "--render", "smart"], "--render smart"),
+            (["transcode", clip, "out.m3u8", "-c", config, "--var", "email=a@example.edu", "--key-file", key, "--ladder", "auto"], "--ladder"),
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8"], "--key-file"),
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.mkv", "--key-file", key], ".mkv files"),
             (["batch", clip, "--vars", csv, "-c", config, "-o", "out-{email}.m3u8", "--key-file", key, "--segment", "4"], "--segment 4"),
@@ -36,6 +38,49 @@ struct VariantLayerCommandTests {
         let preview = try h.shell("exec " + Harness.commandLine(["thumbnail", clip, h.path("thumb.png"), "--at", "0.5", "-c", config,
                                                                  "--var", "email=a@example.edu"]))
         #expect(preview.exitStatus == 0, "\(preview.stderr)")
+    }
+
+    /// `transcode` with a variant layer makes one student's copy alone, with the pictures of their
+    /// batch row: lossless (`--crf 0`) so pictures compare exactly, a `.m3u8` and an `.mkv` of
+    /// each of two students (a fixed key gives them different variants in both shared segments)
+    /// decode to the frames of their batch row, and the `.m3u8`'s files are batch's (its shared
+    /// files without the padding after their `mdat`).
+    @Test func transcodeMakesOneStudentsCopyWithTheirBatchRowsPictures() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let clip = try h.makeClip("lecture.mp4", width: 320, height: 180, rate: "15", seconds: 6)
+        let config = try h.write("variants.json", ServeVariantTests.config)
+        let key = try ServeVariantTests.writeKey(h)
+        let csv = try h.write("students.csv", "email\nada@example.com\nbob@example.com\n")
+        let encoding = ["--key-file", key, "--preset", "ultrafast", "--crf", "0", "--threads", "1", "-q"]
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        let batch = try h.videowm(arguments: ["batch", clip, "--vars", csv, "-c", config, "-o", h.path("out/{email}.m3u8")] + encoding)
+        try #require(batch.status == 0, "\(batch.stderr)")
+        var rowFrames: [[String]] = []
+        for email in ["ada@example.com", "bob@example.com"] {
+            let row = h.path("out/\(email).m3u8")
+            let frames = try HLSBatchTests.frameHashes(h, row)
+            try #require(frames.count == 90, "\(email): \(frames.count) frames")
+            rowFrames.append(frames)
+            for copy in ["solo/\(email).m3u8", "solo-\(email).mkv"] {
+                try FileManager.default.createDirectory(atPath: h.path("solo"), withIntermediateDirectories: true)
+                let made = try h.videowm(arguments: ["transcode", clip, h.path(copy), "-c", config, "--var", "email=\(email)"] + encoding)
+                try #require(made.status == 0, "\(copy): \(made.stderr)")
+                #expect(try HLSBatchTests.frameHashes(h, h.path(copy)) == frames, "\(copy): not the pictures of the batch row")
+            }
+            let solo = try HLSBatchTests.files(of: h.path("solo/\(email).m3u8"))
+            let listed = try HLSBatchTests.files(of: row)
+            try #require(solo.count == listed.count, "\(solo) against \(listed)")
+            for (mine, theirs) in zip(solo, listed) {
+                let alone = try Data(contentsOf: URL(fileURLWithPath: h.path("solo/" + mine)))
+                let shared = try Data(contentsOf: URL(fileURLWithPath: h.path("out/" + theirs)))
+                let padding = shared.count - alone.count
+                #expect(shared.prefix(alone.count) == alone && (padding == 0 || shared.dropFirst(alone.count + 4).prefix(4) == Data("free".utf8)),
+                        "\(mine) (\(alone.count) bytes) is not \(theirs) (\(shared.count))")
+            }
+        }
+        // Segment 0 (no e-mail in it) shows each student's own variant: the test sees the code.
+        #expect(rowFrames[0].prefix(30) != rowFrames[1].prefix(30), "the two students' variants of segment 0")
     }
 
     /// An `.mp4` row is its HLS presentation's initialization and segments in one file: the same

@@ -27,15 +27,3 @@ extension WatermarkConfig {
         }.joined(separator: "\n")
     }
 }
-
-extension WatermarkConfig {
-    /// Refuses the variant layer for a job that makes one copy alone (transcode): a student's
-    /// copy is assembled from the class's shared variant renders by `batch` to HLS and MP4 outputs
-    /// and by `serve` (docs/variant-marks.md §6–§8); a lone copy would show one variant all along
-    /// and carry no code while looking as if it did. Previews and stills show variant 0.
-    public func refuseVariantLayerUntilRendered() throws {
-        guard let layer = variantLayer else { return }
-        throw ConfigError(file: file, path: layer.path + ".variants",
-                          problem: "a variant layer is written by 'batch' to .m3u8 outputs (a ladder's too) and .mp4 outputs and by 'serve' (each student's copy picks its variants from the class's shared renders; docs/variant-marks.md); this command makes no such copy (preview, thumbnail and stamp show variant 0)")
-    }
-}

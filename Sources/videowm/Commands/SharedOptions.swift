@@ -49,12 +49,8 @@ struct MarkOptions {
     }
 
     /// Loads the config and binds the variables: every config mistake surfaces here, before any output exists.
-    /// `perStudentCopy`: the job makes one copy alone (transcode), which cannot carry a variant
-    /// layer's code (`WatermarkConfig.refuseVariantLayerUntilRendered`).
-    func compositor(console: Console, command: String, perStudentCopy: Bool = false) throws -> Compositor {
-        let config = try config(console: console, command: command)
-        if perStudentCopy { try config.refuseVariantLayerUntilRendered() }
-        return try Compositor.forJob(config: config, variables: variables, warn: console.warningHandler)
+    func compositor(console: Console, command: String) throws -> Compositor {
+        try Compositor.forJob(config: try config(console: console, command: command), variables: variables, warn: console.warningHandler)
     }
 }
 

@@ -1,3 +1,4 @@
+import Overlay
 import VideoWM
 
 /// `videowm transcode INPUT OUTPUT -c CONFIG [--var K=V]... [encode options] [-y]`
@@ -75,6 +76,11 @@ struct TranscodeCommand: ToolCommand {
         in every GOP needs every frame anyway (-v and --progress json say why);
         smart exits 64 naming the reason where it is impossible; full re-encodes every
         frame. The summary says how much was re-encoded ("re-encoded 8.0 s of 20.0 s").
+
+        A variant layer (docs/variant-marks.md) makes this the copy of the student the --var
+        values name: their variant of the layer drawn period by period, every frame rendered,
+        the pictures of their batch row (an .m3u8's files are that row's). It needs the key
+        (--key-file); --ladder, --subtitles and --render smart are refused with it.
         """)
 
     mutating func validate() throws {
@@ -93,7 +99,8 @@ struct TranscodeCommand: ToolCommand {
 
     func run(console: Console) throws {
         outputOptions.configure(console)
-        let compositor = try marks.compositor(console: console, command: Self.name, perStudentCopy: true)
+        let config = try marks.config(console: console, command: Self.name)
+        let compositor = try Compositor.forJob(config: config, variables: marks.variables, warn: console.warningHandler)
         let display = TranscodeProgressDisplay(mode: outputOptions.progress, console: console, label: input)
         var transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
                                     overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, render: encode.render,
@@ -111,6 +118,7 @@ struct TranscodeCommand: ToolCommand {
         transcoder.hls = hls.settings
         transcoder.ladder = hls.ladderOptions
         transcoder.onlyPart = onlyPart
+        try drawVariants(of: config, into: &transcoder, console: console)
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
         if let line = summary.render.summary, onlyPart == nil { console.info("\(output): \(line)") }
@@ -118,6 +126,28 @@ struct TranscodeCommand: ToolCommand {
             if let segment = summary.segment { console.info("\(output): \(segment.summary)") }
             console.info("\(output): \(summary.videoFrames) video frames written")
         }
+    }
+
+    /// With a variant layer, the copy is one student's (docs/variant-marks.md §6): the layer draws
+    /// their codeword's variant period by period (`VariantCopy`), every frame rendered (the layer
+    /// shows in all of them) and encoded as a variant lecture is (no B-frames); an `.m3u8` is cut
+    /// a segment per period, so its files are the ones `batch` lists for the same row (its shared
+    /// ones without their padding). The code needs the key (64 without it).
+    private func drawVariants(of config: WatermarkConfig, into transcoder: inout Transcoder, console: Console) throws {
+        guard let layer = config.variantLayer else { return }
+        if hls.ladderOptions != nil {
+            throw UsageError("--ladder and --subtitles with a variant layer (\(config.file): \(layer.path).variants) are written by 'batch' (a one-row --vars CSV makes one student's ladder), not by transcode", command: Self.name)
+        }
+        if encode.render == .smart {
+            throw UsageError("--render smart copies the input's packets, but a variant layer is drawn on every frame; leave --render out", command: Self.name)
+        }
+        var hls = self.hls
+        try hls.adoptVariantPeriod(of: config, command: Self.name)
+        guard let schedule = try VariantCopy.schedule(config: config, input: input, variables: marks.variables, warn: console.warningHandler) else { return }
+        transcoder.compositor.variantSchedule = schedule
+        transcoder.hls = hls.settings
+        transcoder.settings = transcoder.settings.forVariantLecture
+        transcoder.render = .full
     }
 
     private static func presentationPart(_ text: String, option: String, command: String) throws -> PresentationPart {
