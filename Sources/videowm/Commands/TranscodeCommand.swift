@@ -143,7 +143,8 @@ struct TranscodeCommand: ToolCommand {
         }
         var hls = self.hls
         try hls.adoptVariantPeriod(of: config, command: Self.name)
-        guard let schedule = try VariantCopy.schedule(config: config, input: input, variables: marks.variables, warn: console.warningHandler) else { return }
+        // Indexing the input says nothing: the transcode that follows says it once.
+        guard let schedule = try VariantCopy.schedule(config: config, input: input, variables: marks.variables) else { return }
         transcoder.compositor.variantSchedule = schedule
         transcoder.hls = hls.settings
         transcoder.settings = transcoder.settings.forVariantLecture
