@@ -128,7 +128,8 @@ struct ArchitectureTests {
         "Previews": ["Errors", "Support", "Media", "Stills", "Pipeline"],
         // An input indexed for HLS, each row's segments made alone or in order; binds a config for a server.
         "Presentations": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Marks", "Config"],
-        "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations", "Renditions"],
+        // A variant layer's copy made alone takes its student's codeword from the config (VariantCopy).
+        "Transcode": ["Errors", "Support", "Media", "SmartRendering", "HLS", "Pipeline", "Presentations", "Renditions", "Config", "Variants"],
         "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations", "Renditions", "Keys", "Variants"],
         // Variant layers' code (docs/variant-marks.md): biases and codewords from the key, the lecture and student names.
         "Variants": ["Errors", "Support", "Config", "Keys"],
