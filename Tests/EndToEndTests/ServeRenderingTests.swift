@@ -281,7 +281,8 @@ extension ServeRenderingTests {
                         Int(r.stdout[range.upperBound...].drop { $0 == "\"" }.prefix { $0.isNumber })
                     }
                     outcomes.withLock { $0.append((String(r.stdout.prefix(3)), r.status, size, length)) }
-                    if r.status == 7 { return }  // refused: the server has stopped accepting
+                    // Refused (7), or reset before any byte (56): the server has stopped accepting.
+                    if r.status == 7 || r.status == 56 { return }
                 }
             }
         }
@@ -297,9 +298,15 @@ extension ServeRenderingTests {
         #expect(status == 0, "\(server.log)")
         #expect(took < 11, "exit took \(took) s with --drain 10")
         let seen = outcomes.withLock { $0 }
-        // Answered in full (200 with its whole length) or refused a connection: nothing else.
+        // Answered in full (200 with its whole length) or refused a connection: nothing else. A
+        // connection the kernel completed in the listening socket's backlog before the drain
+        // closed that socket is reset when it closes (curl's 56 with no status and no byte, seen
+        // once in CI): refused, as TCP refuses it. A request the server dropped after reading it
+        // would be logged " incomplete" (checked below).
         for outcome in seen {
-            #expect((outcome.status == "200" && outcome.exit == 0 && outcome.length == outcome.bytes) || outcome.exit == 7, "\(outcome)")
+            let answered = outcome.status == "200" && outcome.exit == 0 && outcome.length == outcome.bytes
+            let refused = outcome.exit == 7 || (outcome.exit == 56 && outcome.status == "000" && outcome.bytes == 0)
+            #expect(answered || refused, "\(outcome)")
         }
         let log = server.log
         let drainLine = try #require(log.range(of: "draining"), "\(log)")
