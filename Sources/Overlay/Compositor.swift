@@ -88,7 +88,7 @@ public final class Compositor {
     /// skip preparing a frame for marks that are hidden there (intervals, start/end, fades).
     /// Smart rendering re-encodes exactly the GOPs where this holds for some picture.
     public func drawsAnything(at time: PresentationTime) -> Bool {
-        layers.contains { Self.isShown($0, at: time) }
+        layers.contains { Self.isShown($0, at: time) && !($0.variants != nil && variantSchedule.hides(at: time)) }
     }
 
     /// A layer shows when both its own opacity and its timeline's (fades, hidden spans) round to a
@@ -149,6 +149,7 @@ public final class Compositor {
             let state = spec.timeline.state(at: time)
             let opacity = Self.opacityByte(state.opacity)
             guard opacity > 0, Self.opacityByte(spec.opacity) > 0, !prepared.isEmpty else { continue }
+            if spec.variants != nil, variantSchedule.hides(at: time) { continue }
             let layer = spec.variants == nil ? prepared : try variantLayer(index, base: prepared, geometry: geometry, at: time)
             let mark = layer.mark(at: time)
             if layer.isTiled {

@@ -44,7 +44,8 @@ struct VariantLayerCommandTests {
     /// batch row: lossless (`--crf 0`) so pictures compare exactly, a `.m3u8` and an `.mkv` of
     /// each of two students (a fixed key gives them different variants in both shared segments)
     /// decode to the frames of their batch row, and the `.m3u8`'s files are batch's (its shared
-    /// files without the padding after their `mdat`).
+    /// files without the padding after their `mdat`). Their own segment (the e-mail's) shows the
+    /// e-mail alone, as a config without the variant layer draws it.
     @Test func transcodeMakesOneStudentsCopyWithTheirBatchRowsPictures() throws {
         let h = try Harness()
         defer { h.cleanUp() }
@@ -81,6 +82,20 @@ struct VariantLayerCommandTests {
         }
         // Segment 0 (no e-mail in it) shows each student's own variant: the test sees the code.
         #expect(rowFrames[0].prefix(30) != rowFrames[1].prefix(30), "the two students' variants of segment 0")
+        // Segment 1 is their own (the e-mail shows 2.5–3.5 s): the e-mail alone, no variant layer
+        // under it, as a config without the layer draws it; segments 0 and 2 do draw the layer.
+        let emailAlone = try h.write("email.json", #"""
+            { "watermarks": [ { "text": "{email}", "size": 0.12, "opacity": 0.9, "anchor": "center", "start": 2.5, "end": 3.5 } ] }
+            """#)
+        for (email, frames) in zip(["ada@example.com", "bob@example.com"], rowFrames) {
+            let copy = h.path("email-\(email).mkv")
+            let made = try h.videowm(arguments: ["transcode", clip, copy, "-c", emailAlone, "--var", "email=\(email)", "--render", "full"] + encoding)
+            try #require(made.status == 0, "\(made.stderr)")
+            let plain = try HLSBatchTests.frameHashes(h, copy)
+            try #require(plain.count == 90)
+            #expect(frames[30..<60] == plain[30..<60], "\(email): their own segment is the e-mail alone")
+            #expect(frames[0..<30] != plain[0..<30] && frames[60..<90] != plain[60..<90], "\(email): the layer in the shared segments")
+        }
     }
 
     /// An `.mp4` row is its HLS presentation's initialization and segments in one file: the same

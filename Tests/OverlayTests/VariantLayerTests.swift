@@ -89,6 +89,25 @@ struct VariantLayerTests {
         #expect(try Self.frame(variants, at: 1) == Self.frame(plain, at: 1))
     }
 
+    /// A hidden period (a student's own, where their e-mail names them) draws no variant layer,
+    /// while the student's other marks draw as they would alone; the periods around it draw
+    /// their variants, and `drawsAnything` agrees with what is drawn.
+    @Test func aHiddenPeriodDrawsTheStudentsOwnMarksWithoutTheLayer() throws {
+        let fonts = try FontLibrary()
+        let email = LayerSpec(content: .text("ada@example.com"), sizeFraction: 0.08, opacity: 0.9,
+                              timeline: LayerTimeline(xPercent: 50, yPercent: 50, visibility: Visibility(start: PresentationTime(seconds: 2.5), end: PresentationTime(seconds: 3.5))))
+        let student = Compositor(layers: [email, Self.variantLayer()], fonts: fonts)
+        student.variantSchedule = VariantSchedule(periodSeconds: 2, variants: [1, 2, 3]).hiding([false, true, false])
+        let emailAlone = Compositor(layers: [email], fonts: fonts)
+        let shared = Compositor(layers: [Self.variantLayer()], fonts: fonts)
+        shared.variantSchedule = .constant(3)
+        #expect(try Self.frame(student, at: 3) == Self.frame(emailAlone, at: 3), "the e-mail alone in its period")
+        #expect(try Self.frame(student, at: 2.2) == StraightRGBAImage(width: 320, height: 180), "nothing before the e-mail in its period")
+        #expect(!student.drawsAnything(at: PresentationTime(seconds: 2.2)))
+        #expect(student.drawsAnything(at: PresentationTime(seconds: 3)))
+        #expect(try Self.frame(student, at: 4.5) == Self.frame(shared, at: 4.5), "the next period's variant")
+    }
+
     @Test func schedulesFindThePeriodOfATime() {
         let schedule = VariantSchedule(periodStarts: [.zero, PresentationTime(seconds: 2.002), PresentationTime(seconds: 4.004)],
                                        variants: [1, 0, 3])

@@ -5,8 +5,9 @@ import Overlay
 /// An HLS lecture whose config has a variant layer (docs/variant-marks.md §6–§8): the
 /// `encoded` plan cut every `seconds` (a period is a segment), each segment's q variants
 /// rendered once for the whole class (the variant layer alone, variant k all along) and
-/// shared, and each student's row re-encoding only the segments its own marks show in, with the
-/// variant its codeword names drawn under them. A row's playlist lists, segment by segment, its
+/// shared, and each student's row re-encoding only the segments its own marks show in (without
+/// the variant layer: their marks name them there, and the tile would make each row's own
+/// segments dearer). A row's playlist lists, segment by segment, its
 /// own segment or the shared render of its codeword's variant.
 ///
 /// The q renders of a segment are padded to one size (a `free` box after the `mdat`) and named
@@ -75,11 +76,13 @@ public final class VariantLecture {
     }
 
     /// A student's row: `compositor` (the row's layers, the variant layer among them) drawing
-    /// `codeword`'s variant in each period; it re-encodes the segments its own marks show in.
+    /// `codeword`'s variant in each period; it re-encodes the segments its own marks show in,
+    /// where the variant layer is hidden (`VariantSchedule.hiding`).
     public func row(compositor: Compositor, codeword: [Int]) throws -> PresentationRow {
         precondition(codeword.count == periodCount, "one variant per period")
-        compositor.variantSchedule = VariantSchedule(periodStarts: periodStarts, variants: codeword)
-        return try PresentationRow(source: source, compositor: compositor, rendering: .encoded, ownSegments: ownSegments(markedBy: compositor), warn: warn)
+        let own = ownSegments(markedBy: compositor)
+        compositor.variantSchedule = VariantSchedule(periodStarts: periodStarts, variants: codeword).hiding(own)
+        return try PresentationRow(source: source, compositor: compositor, rendering: .encoded, ownSegments: own, warn: warn)
     }
 
     /// A student's row from `config` bound to their `variables` (as `Compositor.forJob` binds a

@@ -9,8 +9,8 @@ import Overlay
 /// A segment no mark shows on is the lecture's (`LectureLadder.sharedSegment`), the same bytes
 /// for every student; a marked one is re-encoded from the input for this student, marked on the
 /// rendition's picture. Audio and captions are the lecture's. With a variant layer, a segment is
-/// the student's where a mark of theirs other than the variant layer shows (their variant drawn
-/// under it), and elsewhere the lecture's render of their codeword's variant, the same symbol in
+/// the student's where a mark of theirs other than the variant layer shows (the variant layer
+/// hidden there), and elsewhere the lecture's render of their codeword's variant, the same symbol in
 /// every rendition. Use one row from one thread at a time (its compositor is stateful).
 public final class LadderRow {
     public let lecture: LectureLadder
@@ -31,8 +31,8 @@ public final class LadderRow {
         self.codeword = codeword
         if let codeword {
             precondition(codeword.count == plan.segmentCount, "one variant per segment")
-            compositor.variantSchedule = VariantSchedule(periodStarts: plan.plannedSegments.map(\.start), variants: codeword)
             marked = lecture.source.ownSegments(plan, by: compositor)
+            compositor.variantSchedule = VariantSchedule(periodStarts: plan.plannedSegments.map(\.start), variants: codeword).hiding(marked)
         } else {
             marked = lecture.source.markedSegments(plan, by: compositor)
         }

@@ -10,16 +10,19 @@ import Overlay
 /// lecture by and `trace` reads a leak by; the codeword is `VariantCode`'s for the student's
 /// variables, so `trace` names this copy's student as it names their batch row.
 public enum VariantCopy {
-    /// The schedule of the student with `variables` over `input`, or nil when `config` has no
-    /// variant layer. Throws `VariantCode.keyNeeded` (64) when `config` is not keyed, and what
-    /// indexing `input` throws.
-    public static func schedule(config: WatermarkConfig, input: String, variables: [String: String],
+    /// The schedule of the student with `variables` over `input`, drawn by `compositor` (their
+    /// marks: the layer is hidden in the periods where another of them shows, as in their batch
+    /// row), or nil when `config` has no variant layer. Throws `VariantCode.keyNeeded` (64) when
+    /// `config` is not keyed, and what indexing `input` throws.
+    public static func schedule(config: WatermarkConfig, input: String, variables: [String: String], compositor: Compositor,
                                 warn: @escaping WarningHandler = { _ in }) throws -> VariantSchedule? {
         guard let variants = config.variantLayer?.variants else { return nil }
         guard config.pathKey != nil else { throw VariantCode.keyNeeded(config: config) }
         let source = try PresentationSource(input: input, segment: PresentationTime(seconds: variants.periodSeconds), warn: warn)
-        let starts = source.segments(.encoded).map(\.start)
+        let plan = source.plan(.encoded)
+        let starts = plan.plannedSegments.map(\.start)
         let code = try VariantCode(config: config, input: input, periods: starts.count)
         return VariantSchedule(periodStarts: starts, variants: try code.codeword(variables: variables, config: config))
+            .hiding(source.ownSegments(plan, by: compositor))
     }
 }

@@ -144,7 +144,7 @@ struct TranscodeCommand: ToolCommand {
         var hls = self.hls
         try hls.adoptVariantPeriod(of: config, command: Self.name)
         // Indexing the input says nothing: the transcode that follows says it once.
-        guard let schedule = try VariantCopy.schedule(config: config, input: input, variables: marks.variables) else { return }
+        guard let schedule = try VariantCopy.schedule(config: config, input: input, variables: marks.variables, compositor: transcoder.compositor) else { return }
         transcoder.compositor.variantSchedule = schedule
         transcoder.hls = hls.settings
         transcoder.settings = transcoder.settings.forVariantLecture
