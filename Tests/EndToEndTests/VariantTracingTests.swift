@@ -4,12 +4,13 @@ import TestSupport
 
 /// Issue 29's tracing acceptance on a small lecture (the issue's scale, 10 minutes at 720p for
 /// 300 rows, is `scripts/variant-trace-table`'s, README's variant-layer table): one batch of a
-/// 44-s lecture at 160×90 with a variant layer of 1-s periods and the e-mail shown 2 s of every
+/// 56-s lecture at 160×90 with a variant layer of 1-s periods and the e-mail shown 2 s of every
 /// 12, for a class of 30; leaks made with ffmpeg from its copies and traced against the class.
-/// One row's copy with the e-mail's spans cut out (so the leak joins four parts of the lecture),
-/// then cropped 10 % per side or blurred, names that row and nobody else; two copies averaged and
-/// three mixed segment by segment stand out as their rows; a copy traced under another key and
-/// a forged sequence name nobody.
+/// A row's own periods (its e-mail's) carry no variant, so 46 of the 56 periods carry its code.
+/// One row's copy, its first 44 s with the e-mail's spans cut out (so the leak joins four parts
+/// of the lecture), then cropped 10 % per side or blurred, names that row and nobody else; two
+/// copies averaged and three mixed segment by segment stand out as their rows; a copy traced
+/// under another key and a forged sequence name nobody.
 @Suite("variant layers: tracing leaks")
 struct VariantTracingTests {
     @Test(arguments: [("cropped 10 % per side", "crop=iw*0.8:ih*0.8:iw*0.1:ih*0.1"), ("blurred (sigma 1 px at 160)", "gblur=sigma=1")])
@@ -29,7 +30,7 @@ struct VariantTracingTests {
     }
 
     /// Averaged, each period shows both copies' variants; mixed, each period one of three. At
-    /// this length (44 periods) averaging names both rows, and the three mixed rows are the
+    /// this length (46 periods with a symbol) averaging names both rows, and the three mixed rows are the
     /// three strongest of the class (naming all three takes about 10 minutes: the README's table).
     @Test func averagedAndMixedCopiesStandOutAsTheirRows() throws {
         let media = try VariantTraceMedia.shared.get()
@@ -84,12 +85,15 @@ struct VariantTraceReport: Decodable {
 /// students outside the class (whose shared variant files the forgery is made of).
 final class VariantTraceMedia: @unchecked Sendable {
     static let shared = Result { try VariantTraceMedia() }
-    static let seconds = 44, emailEvery = 12.0, emailShown = 2.0
+    static let seconds = 56, emailEvery = 12.0, emailShown = 2.0
     /// A leak of the whole lecture without the e-mail's spans shows from frame 62 (2.067 s) of
     /// every 12 s to its end (the last part 6 s: a part much shorter than a few seconds may not
     /// be told apart, `LeakTimeline.cutCost`): each part 62 frames later than the one before,
     /// these offsets (original time − leak time).
     static let cutOffsets = (1...4).map { Double($0) * 62 / 30 }
+    /// Such a leak ends at 44 s of the lecture: four parts (the averaged and mixed leaks need all
+    /// 56 s: a row's own periods carry no symbol, so 46 of the 56 do).
+    static let cutEnd = 44.0
     static let config = #"""
         { "watermarks": [ { "text": "CS 101", "tile": { "angle": -30 }, "opacity": 0.15, "outline": { "width": 0.004, "color": "#000000" },
                             "variants": { "count": 4, "seconds": 1, "lecture": "cs101-week1", "student": "{email}" } },
@@ -153,10 +157,10 @@ final class VariantTraceMedia: @unchecked Sendable {
         }
     }
 
-    /// `source` re-encoded at CRF 30 through `filter`, without the seconds the e-mail shows in when `cutEmail`.
+    /// `source` re-encoded at CRF 30 through `filter`; when `cutEmail`, its first 44 s without the seconds the e-mail shows in.
     func excerpt(of source: String, name: String, filter: String?, cutEmail: Bool) throws -> String {
         let path = harness.path(name)
-        let cut = "select='gte(mod(t,\(Self.emailEvery)),\(Self.emailShown + 0.05))',setpts=N/(30*TB)"
+        let cut = "select='lt(t,\(Self.cutEnd))*gte(mod(t,\(Self.emailEvery)),\(Self.emailShown + 0.05))',setpts=N/(30*TB)"
         let graph = ((cutEmail ? [cut] : []) + (filter.map { [$0] } ?? []) + ["format=yuv420p"]).joined(separator: ",")
         try harness.ffmpeg(["-i", source, "-an", "-vf", graph, "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30", path])
         return path
