@@ -132,7 +132,7 @@ extension Compositor {
     }
 
     /// Whether a layer other than the variant layer draws at `time`: a row's own marks, for
-    /// which its period is re-encoded with the row's variant drawn under them.
+    /// which its period is re-encoded with them and the variant layer hidden (`VariantSchedule.hiding`).
     public func drawsOwnMarks(at time: PresentationTime) -> Bool {
         layers.contains { $0.variants == nil && Self.isShown($0, at: time) }
     }

@@ -7,7 +7,7 @@ extension BatchRunner {
     /// segment); the q variants of every segment rendered once and stored in the shared folder;
     /// each row's codeword derived from the key, the lecture and the row's student name, its
     /// playlist listing its codeword's variant of every segment, and the segments its own marks
-    /// show in re-encoded for it (its variant drawn under them), `-j` rows at a time. An `.mp4` row
+    /// show in re-encoded for it (the variant layer hidden there), `-j` rows at a time. An `.mp4` row
     /// is the same segments in one fragmented MP4 file (`FragmentedMP4File`).
     func runVariantLecture(_ rows: [BatchRow], images: ImageCache, outputsPerDecode: Int, tracker: BatchProgressTracker,
                                  report: (BatchRowResult) throws -> Void, onProgress: (BatchProgress) -> Void) throws {

@@ -13,7 +13,7 @@ import VideoWM
 ///   batch makes it.
 /// - **A student** is a `LadderRow` with the codeword batch gives the row with the same
 ///   variables: each video rendition's playlist lists their own segments (where their own marks
-///   show, rendered on request with their variant under them) and elsewhere their symbol's shared
+///   show, rendered on request without the variant layer) and elsewhere their symbol's shared
 ///   variant file; audio and captions are the lecture's.
 /// - **A segment's variants** are made per rendition, together, on the first request for any of
 ///   them (`LectureLadder.sharedVariants`: the segment's GOPs decoded once, q encodes at the

@@ -12,7 +12,7 @@ import VideoWM
 ///   named as `batch` names it (the layer's `lecture`, else the video's file name), the layer's
 ///   `student` over the token's `vars` (not the lecture's `{date}` and `{time}`, which a batch row
 ///   does not have either), the same key. Their playlist lists, per segment, their own segment
-///   (where their own marks show: rendered on request with their variant under them) or the
+///   (where their own marks show: rendered on request without the variant layer) or the
 ///   shared variant file of their codeword's symbol.
 /// - **A segment's variants** are made together on the first request for any of them
 ///   (`VariantLecture.sharedFiles(ofSegment:)`: one decode, q encodes, padded to one size), a

@@ -86,7 +86,8 @@ struct BatchCommand: ToolCommand {
         own files are the segments its marks show in, per rendition, and its media playlists.
         With a variant layer (--key-file required, --segment its period) each segment's
         variants are rendered once, in every rendition, and shared; each row lists its
-        codeword's, the same symbol in every rendition.
+        codeword's, the same symbol in every rendition. Where a row's own marks show, its
+        segments carry those marks without the variant layer.
         --report's "bytes" is what each row added to the disk (shared files it was first to need).
         """,
         epilogue: """

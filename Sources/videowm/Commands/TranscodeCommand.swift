@@ -78,8 +78,9 @@ struct TranscodeCommand: ToolCommand {
         frame. The summary says how much was re-encoded ("re-encoded 8.0 s of 20.0 s").
 
         A variant layer (docs/variant-marks.md) makes this the copy of the student the --var
-        values name: their variant of the layer drawn period by period, every frame rendered,
-        the pictures of their batch row (an .m3u8's files are that row's). It needs the key
+        values name: their variant of the layer drawn period by period (none in a period where
+        another of their marks shows), every frame rendered, the pictures of their batch row
+        (an .m3u8's files are that row's). It needs the key
         (--key-file); --ladder, --subtitles and --render smart are refused with it.
         """)
 
