@@ -4,7 +4,9 @@ import VideoWM
 /// The `videowm` command: picks the subcommand and is the one place where errors become
 /// exit codes and a single line on stderr.
 enum CommandLineTool {
-    static let version = "0.1.0"
+    /// In every served lecture's revision (`serve`), so a build whose pictures differ never serves
+    /// a cache another made: 0.2.0 stopped drawing the variant layer in a row's own periods.
+    static let version = "0.2.0"
 
     /// Every command, in the order the overview lists them. A new command is one more line here.
     static var commands: [any ToolCommand.Type] {
