@@ -13,6 +13,8 @@ enum ExitStatus: Int32, Sendable, Comparable {
     case dataError = 65
     /// Input missing.
     case noInput = 66
+    /// An internal error: settings videowm chose itself were refused (EX_SOFTWARE); a bug to report.
+    case software = 70
     /// System resources exhausted: memory, threads, file descriptors.
     case resourcesExhausted = 71
     /// Output cannot be created (exists without -y, directory missing, not writable).
@@ -42,6 +44,8 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .resourcesExhausted
     case is CacheError:
         return .cannotCreate
+    case let error as EncoderError where error.origin == .library:
+        return .software
     case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError, is KeyFileError:
         return .usage
     case is InputError:

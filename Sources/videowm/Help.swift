@@ -20,9 +20,10 @@ enum Help {
         http(s) URL fetched within VIDEOWM_FETCH_TIMEOUT seconds in all (default 60).
 
         Exit codes: 0 ok · 1 trace identified nobody · 64 usage or config error · 65 input
-        unreadable or corrupt · 66 input missing · 71 out of memory, too many open files or
-        no thread · 73 output cannot be created · 74 write error · 130 interrupted (SIGINT,
-        SIGTERM, SIGHUP, SIGQUIT).
+        unreadable or corrupt · 66 input missing · 70 internal error (an encoder refused
+        settings videowm chose itself: please report it) · 71 out of memory, too many open
+        files or no thread · 73 output cannot be created · 74 write error · 130 interrupted
+        (SIGINT, SIGTERM, SIGHUP, SIGQUIT).
 
         """
     }

@@ -22,6 +22,8 @@ struct ExitStatusTests {
             (CSVError(file: "s.csv", line: 2, row: 1, problem: "'id' is empty"), .usage),
             (RequestError(subject: "--at 99", problem: "the video lasts only 5 s"), .usage),
             (EncoderError(encoder: "libx264", file: "o.mp4", problem: .openFailed, code: Self.invalid), .usage),
+            // Settings videowm chose itself (a smart-rendered span's): its fault, never the user's usage error (issue 44).
+            (EncoderError(encoder: "libx264", file: "o.mp4", problem: .openFailed, code: Self.invalid, origin: .library), .software),
             (RenderError(file: "in.mp4", reason: "a mark is visible in every GOP"), .usage),
             (InputError.missing("in.mp4"), .noInput),
             (InputError(file: "in.mp4", problem: .permissionDenied), .noInput),

@@ -186,7 +186,7 @@ public struct BatchRunner {
                     warn("row \(row.number): render: full (the splice failed: \(failure.reason)); done again after this group")
                     return
                 }
-                return try finish(row, RenderError(file: input, reason: failure.reason))
+                return try finish(row, failure.smartRenderError(input: input))
             }
             if error == nil { rendering.announceNotices(to: notice) }
             let size = error == nil ? (try? FileManager.default.attributesOfItem(atPath: row.output)[.size] as? Int) ?? nil : nil

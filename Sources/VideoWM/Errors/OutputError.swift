@@ -42,22 +42,36 @@ public struct EncoderError: CodedError, Equatable, Sendable, CustomStringConvert
         case noBlendablePixelFormat
     }
 
+    /// Who chose the settings the encoder refused.
+    public enum Origin: Equatable, Sendable {
+        /// The user's options (`--profile`, `--crf`, …) or what follows from them: a usage error.
+        case settings
+        /// Settings the library derived itself (a smart-rendered span matching its input): a fault
+        /// of videowm, which the user cannot mend by changing the command.
+        case library
+    }
+
     /// FFmpeg's name of the encoder ("libx264").
     public var encoder: String
     /// The output being encoded, when there is one.
     public var file: String?
     public var problem: Problem
     public var code: ErrorCode?
+    public var origin: Origin
 
-    public init(encoder: String, file: String? = nil, problem: Problem, code: ErrorCode? = nil) {
+    public init(encoder: String, file: String? = nil, problem: Problem, code: ErrorCode? = nil, origin: Origin = .settings) {
         self.encoder = encoder
         self.file = file
         self.problem = problem
         self.code = code
+        self.origin = origin
     }
 
     public var description: String {
         switch problem {
+        case .openFailed where origin == .library:
+            failureLine(file: file, operation: "opening the \(encoder) encoder with the settings videowm chose to match the input",
+                        detail: nil, code: code) + " (an internal error: please report it, with 'videowm probe' of the input)"
         case .unavailable: "encoder \(encoder) is not available in this FFmpeg build"
         case .openFailed: failureLine(file: file, operation: "opening the \(encoder) encoder", detail: nil, code: code)
         case .optionsNotTaken(let names): "the \(encoder) encoder does not take option(s) \(names.joined(separator: ", "))"

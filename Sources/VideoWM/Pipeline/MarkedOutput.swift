@@ -154,6 +154,12 @@ final class MarkedOutput {
         file.discard()
     }
 
+    /// How each quality-matched span of a smart render was encoded (empty otherwise).
+    var spanQualities: [SpanQualityReport] {
+        if case .spliced(let spliced) = video { return spliced.spanQualities }
+        return []
+    }
+
     /// Drains the encoder, finishes the file and moves it into place. A video stream that
     /// gave no frame at all (a file cut short after its header) is an error, never an
     /// output holding only the audio.

@@ -42,6 +42,8 @@ final class SplicedVideo {
     private let scratchFrame: Frame
     private let scratchPacket: Packet
     private(set) var picturesEncoded = 0
+    /// Each quality-matched span's CRF and what chose it, in span order (for `-v`).
+    private(set) var spanQualities: [SpanQualityReport] = []
 
     /// - Parameter timecode: the stream's timecode clock for `{timecode}`, as a full render has it.
     init(job: SpliceJob, source: VideoSource, compositor: Compositor, settings: EncodeSettings, timecode: Timecode?, muxer: Muxer, target: String,
@@ -64,6 +66,7 @@ final class SplicedVideo {
         }
         var encoderHeader: [UInt8] = []
         if !job.plan.spans.isEmpty {
+            // A refusal here is a Failure, which the caller turns into a full render (auto) before anything is written.
             let encoder = try Self.encoder(for: 0, job: job, video: video, stream: stream, settings: settings, parameterSetID: parameterSetID, file: target)
             encoderHeader = encoder.extradata
             headerEncoder = encoder
@@ -112,25 +115,52 @@ final class SplicedVideo {
 
     private static func encoder(for span: Int, job: SpliceJob, video: VideoStreamDescription, stream: InputStream, settings: EncodeSettings,
                                 parameterSetID: Int, file: String, crf: Double? = nil) throws -> Encoder {
-        try Encoder(configuration(for: span, job: job, video: video, stream: stream, settings: settings, parameterSetID: parameterSetID, crf: crf),
-                    file: file)
+        try openingOurEncoder(span: span) {
+            try Encoder(configuration(for: span, job: job, video: video, stream: stream, settings: settings, parameterSetID: parameterSetID,
+                                      crf: crf), file: file)
+        }
+    }
+
+    /// Runs `body`, which opens an encoder with settings this type chose; a refusal is a splice that
+    /// cannot be made (`auto` renders in full instead), never the user's usage error.
+    private static func openingOurEncoder<T>(span: Int, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as EncoderError {
+            throw SpliceSink.Failure(reason: "the \(error.encoder) encoder refused the settings chosen for span \(span + 1)"
+                                        + (error.code.map { " (\($0))" } ?? ""), refusedEncoder: error)
+        }
     }
 
     /// Spans match the input's quality unless the user chose a CRF or a bit rate.
     private var matchesQuality: Bool { settings.crf == nil && settings.bitRate == nil }
 
-    /// The CRF for span `span` from a trial encode of its first pictures (`SpanQuality`).
+    /// The CRF for span `span` from a trial encode of its first pictures (`SpanQuality`), inside
+    /// the range the input's profile allows and the byte bound the trials measure.
     private func trialCRF(span: Int, pictures: [(frame: Frame, pts: Int64, time: PresentationTime)]) throws -> Double {
         let codec = job.codec
-        let initial = SpanQuality.initialCRF(codec: codec, meanQuantiser: job.index.meanQuantiser(of: job.plan.spans[span].replacedPackets))
+        let range = SpanQuality.crfRange(codec, profileName: stream.profileName, bitDepth: video.pixelFormat.bitDepth)
+        let initial = min(max(SpanQuality.initialCRF(codec: codec, meanQuantiser: job.index.meanQuantiser(of: job.plan.spans[span].replacedPackets)),
+                              range.lowerBound), range.upperBound)
         // Pictures the marker would convert first (a size or format change mid-stream) are not the encoder's own: no trial.
         guard pictures.allSatisfy({ $0.frame.pixelFormat == video.pixelFormat && $0.frame.width == video.width && $0.frame.height == video.height })
         else { return initial }
         let spanJob = job, spanVideo = video, spanStream = stream, spanSettings = settings, id = parameterSetID
-        return try SpanQualityTrial.chooseCRF(pictures: pictures.map { ($0.frame, $0.pts) }, initial: initial,
-                                              range: SpanQuality.crfRange(codec), file: target) { crf in
-            Self.configuration(for: span, job: spanJob, video: spanVideo, stream: spanStream, settings: spanSettings, parameterSetID: id, crf: crf)
-        }.crf
+        let choice = try Self.openingOurEncoder(span: span) {
+            try SpanQualityTrial.chooseCRF(pictures: pictures.map { ($0.frame, $0.pts) }, replacedBytes: replacedBytes(span: span, pictures: pictures.map(\.pts)),
+                                           initial: initial, range: range, file: target) { crf in
+                Self.configuration(for: span, job: spanJob, video: spanVideo, stream: spanStream, settings: spanSettings, parameterSetID: id, crf: crf)
+            }
+        }
+        let times = job.plan.spans[span].replacedPackets.map { job.index.timeBase.seconds(job.index.packets[$0].pts - job.index.firstPresentationTimestamp) }
+        spanQualities.append(SpanQualityReport(span: span + 1, startSeconds: times.min() ?? 0, endSeconds: times.max() ?? 0, choice: choice))
+        return choice.crf
+    }
+
+    /// The bytes of span `span`'s input packets for the pictures at `timestamps`.
+    private func replacedBytes(span: Int, pictures timestamps: [Int64]) -> Int {
+        let wanted = Set(timestamps)
+        return job.plan.spans[span].replacedPackets.reduce(0) { wanted.contains(job.index.packets[$1].pts) ? $0 + job.index.sizes[$1] : $0 }
     }
 
     /// Whether input video packet `index` is re-encoded rather than copied.

@@ -101,7 +101,36 @@ struct SpliceEncoderSettings: Equatable {
             maxRate = rate * 3 / 2
             bufferSize = rate * 2
         }
+        // The span declares the input's level, so its decoder buffer keeps to that level's limits:
+        // twice a hard span's rate can pass them (x264 then writes a stream breaking its own level).
+        if let limits = Self.levelLimits(of: input) {
+            maxRate = maxRate.map { min($0, limits.maxBitRate) }
+            bufferSize = bufferSize.map { min($0, limits.maxBufferSize) }
+            if input.codec != .vp9, let rate = bitRate { bitRate = min(rate, limits.maxBitRate) }
+        }
         self.options = options
+    }
+
+    /// The bit-rate and buffer limits of the level the input declares, for its profile (H.264
+    /// Table A-2's factor: 1.25 for High, 3 for High 10, 4 for High 4:2:2 and 4:4:4); nil when unknown.
+    static func levelLimits(of input: Input) -> CodecLevelLimits? {
+        guard let level = input.level, level > 0 else { return nil }
+        switch input.codec {
+        case .h264:
+            let factor: Double = switch input.profileName {
+            case "High": 1.25
+            case "High 10", "High 10 Intra": 3
+            case "High 4:2:2", "High 4:2:2 Intra", "High 4:4:4 Predictive", "High 4:4:4 Intra": 4
+            default: 1
+            }
+            return CodecLevelLimits.limits(codec: .h264, level: String(level), highBitRateFactor: factor)
+        case .hevc:
+            // general_level_idc is 30 × the level: 93 is 3.1.
+            let name = level % 30 == 0 ? String(level / 30) : "\(level / 30).\(level % 30 / 3)"
+            return CodecLevelLimits.limits(codec: .hevc, level: name)
+        case .vp9, .av1:
+            return nil
+        }
     }
 
     /// x264/x265 B-frame settings whose decode delay is at most the input's: none → 0, without pyramid → 1.

@@ -30,7 +30,25 @@ final class SpliceSink {
     /// `--render smart`, reports it).
     struct Failure: Error, Equatable, CustomStringConvertible {
         var reason: String
+        /// An encoder the library configured for a span refused to open: the settings are ours, not
+        /// the user's, so `--render smart` reports it as an internal error, never as a usage error.
+        var refusedEncoder: EncoderError?
         var description: String { reason }
+
+        init(reason: String, refusedEncoder: EncoderError? = nil) {
+            self.reason = reason
+            self.refusedEncoder = refusedEncoder
+        }
+
+        /// The error `--render smart` reports for this failure: a refused encoder as the library's
+        /// own fault (`EncoderError.Origin.library`), anything else as a splice that cannot be made.
+        func smartRenderError(input: String) -> any Error {
+            if var encoder = refusedEncoder {
+                encoder.origin = .library
+                return encoder
+            }
+            return RenderError(file: input, reason: reason)
+        }
     }
 
     init(destination: PacketSink, timeBase: Rational, plan: SmartPlan, decodeTimestamps: [Int64], bitstream: SpliceBitstream, file: String) {

@@ -12,6 +12,9 @@ public struct TranscodeSummary: Sendable {
     public var render: RenderOutcome
     /// For one segment made alone (`--only-segment`): what it took.
     public var segment: SegmentReport?
+    /// A smart render's quality-matched spans: the CRF each took and, where the input's quality was
+    /// out of reach, why the search stopped (`-v` prints them).
+    public var spans: [SpanQualityReport] = []
 }
 
 /// What making one segment alone took: the work `-v` reports and tests count.
@@ -94,7 +97,7 @@ public struct Transcoder {
             return try transcode(source, to: target, splice: job, outcome: outcome)
         } catch let failure as SpliceSink.Failure {
             // Found while encoding (a span the encoder could not fit); nothing was written.
-            if render == .smart { throw RenderError(file: input, reason: failure.reason) }
+            if render == .smart { throw failure.smartRenderError(input: input) }
             let fallback = RenderOutcome(isSmart: false, notice: "render: full (the splice failed: \(failure.reason))")
             let fresh = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
             return try transcode(fresh, to: target, splice: nil, outcome: fallback)
@@ -208,6 +211,6 @@ public struct Transcoder {
             warn("\(input): \(source.damagedPackets) damaged packet(s) or frame(s) concealed; \(output) is complete but may show glitches there")
         }
         return TranscodeSummary(videoFrames: sink.framesWritten, droppedStreams: sink.droppedStreams, damagedPackets: source.damagedPackets,
-                                render: outcome)
+                                render: outcome, spans: sink.spanQualities)
     }
 }

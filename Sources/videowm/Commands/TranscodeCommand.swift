@@ -125,6 +125,7 @@ struct TranscodeCommand: ToolCommand {
         if let line = summary.render.summary, onlyPart == nil { console.info("\(output): \(line)") }
         if console.verbosity == .verbose {
             if let segment = summary.segment { console.info("\(output): \(segment.summary)") }
+            for span in summary.spans { console.info("\(output): \(span.summary)") }
             console.info("\(output): \(summary.videoFrames) video frames written")
         }
     }

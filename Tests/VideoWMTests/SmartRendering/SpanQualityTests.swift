@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import VideoWM
 
@@ -64,5 +65,42 @@ struct SpanQualityTests {
         vp9.codec = .vp9
         let constrained = SpliceEncoderSettings(input: vp9, crf: nil, bitRate: nil, preset: nil, matchedCRF: 30.6, spanSeconds: 2)
         #expect(constrained.options["crf"] == "31" && constrained.bitRate != nil && constrained.maxRate == nil)
+    }
+
+    /// Issue 44: x264 encodes 8-bit video losslessly below CRF 1, which only High 4:4:4 Predictive
+    /// carries; a span's CRF never goes there.
+    @Test func noCRFAsksForAModeTheProfileRefuses() {
+        #expect(SpanQuality.crfRange(.h264, profileName: "High", bitDepth: 8) == 1...51)
+        #expect(SpanQuality.crfRange(.h264, profileName: "Main", bitDepth: 8).lowerBound == 1)
+        #expect(SpanQuality.crfRange(.h264, profileName: "High 4:4:4 Predictive", bitDepth: 8).lowerBound == 0)
+        // x264's 10-bit scale starts at −12: CRF 0 is not lossless there.
+        #expect(SpanQuality.crfRange(.h264, profileName: "High 10", bitDepth: 10).lowerBound == 0)
+        #expect(SpanQuality.crfRange(.hevc) == 0...51)
+        // A trial 16 dB short (cellular automata at the input's quantiser): the correction is held at the floor.
+        let hopeless = SpanQuality.Measurement(crf: 28, meanPSNR: 30.1, lowestPSNR: 29.8)
+        let range = SpanQuality.crfRange(.h264, profileName: "High")
+        #expect(SpanQuality.corrected(hopeless, range: range) == 1)
+        #expect(SpanQuality.bounded(-3, trials: [hopeless], range: range) == .init(crf: 1, trials: [hopeless], limit: .floor))
+    }
+
+    /// The search stops where the trials say a span's bytes would pass twice the bytes replaced.
+    @Test func theSearchStopsAtTheByteBound() {
+        // One trial at CRF 28 wrote 0.5 × the bytes: 2 × is two doublings away, 12 steps at 6 a doubling.
+        let first = SpanQuality.Measurement(crf: 28, meanPSNR: 30, lowestPSNR: 29, byteRatio: 0.5)
+        #expect(SpanQuality.byteBoundCRF([first], range: 1...51) == 16)
+        let held = SpanQuality.bounded(4, trials: [first], range: 1...51)
+        #expect(held.crf == 16 && held.limit == .bytes)
+        // A CRF above the bound is kept as it is.
+        #expect(SpanQuality.bounded(20, trials: [first], range: 1...51) == .init(crf: 20, trials: [first], limit: .none))
+        // Two trials measure the slope: 0.5 × at 28 and 1 × at 20 is 8 steps a doubling, so 2 × at 12.
+        let second = SpanQuality.Measurement(crf: 20, meanPSNR: 36, lowestPSNR: 35, byteRatio: 1)
+        #expect(SpanQuality.byteBoundCRF([first, second], range: 1...51) == 12)
+        // Bytes that barely grow (cellular automata: 0.70 × at 28.4, 0.97 × at 19.5) are read at 12 steps a doubling at most.
+        let flat = [SpanQuality.Measurement(crf: 28.375, meanPSNR: 30.1, lowestPSNR: 29.8, byteRatio: 0.70),
+                    SpanQuality.Measurement(crf: 19.5, meanPSNR: 37.4, lowestPSNR: 36.6, byteRatio: 0.97)]
+        let bound = SpanQuality.byteBoundCRF(flat, range: 1...51)!
+        #expect(abs(bound - (19.5 + 12 * log2(0.97 / 2))) <= 0.25)
+        // A trial that does not know its bytes (no replaced packets measured) sets no bound.
+        #expect(SpanQuality.byteBoundCRF([SpanQuality.Measurement(crf: 20, meanPSNR: 40, lowestPSNR: 38)], range: 1...51) == nil)
     }
 }
