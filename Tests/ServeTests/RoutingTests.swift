@@ -1,5 +1,6 @@
 import Testing
 @testable import VideoWMServe
+import VideoWM
 
 @Suite("serve: routes and ranges")
 struct RoutingTests {

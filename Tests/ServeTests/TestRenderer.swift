@@ -1,5 +1,6 @@
 import Foundation
 @testable import VideoWMServe
+import VideoWM
 
 /// A stand-in for VideoWM's presentation API behind the server's protocol (tests only): two
 /// renditions of `segments` segments; a student's own segments are those whose index the

@@ -86,12 +86,3 @@ public struct TokenVerifier: Sendable {
         return TokenCrypto.hmacSHA256(key: key, message: message).map { Hex.string($0.prefix(16)) }
     }
 }
-
-enum Hex {
-    static func string<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-        return String(decoding: text, as: UTF8.self)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// The lectures under LIBRARY, one folder each, looked up by name when a request names one:
 /// a folder that appears is served from its first request on, a changed `lecture.json`,

@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// How a lecture's files are made on the render pool's workers and kept in the cache, for a
 /// request, a render ahead or `--warm` alike: the same resource always gets the same cache key

@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// `serve --warm`: makes every lecture's shared files that cost an encode (its ladder's
 /// renditions, its variant groups: `IndexedLecture.sharedWork`) before any student asks, so

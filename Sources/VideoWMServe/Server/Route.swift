@@ -1,3 +1,4 @@
+import VideoWM
 /// The URL scheme, parsed once from a request's path (never percent-decoded: a component may
 /// hold only unreserved characters, and may not start with a dot, so `..`, `%2F`, `%2e%2e`
 /// and empty components all fail here and answer 404).

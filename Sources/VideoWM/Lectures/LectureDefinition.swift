@@ -49,7 +49,7 @@ extension LectureDefinition {
 
     /// Reads and checks `folder/lecture.json` and the files it names. `salt` goes into the
     /// revision (the marks' key fingerprint and the program's version: either changes the bytes).
-    static func read(name: String, folder: String, salt: [UInt8]) throws(LectureProblem) -> LectureDefinition {
+    public static func read(name: String, folder: String, salt: [UInt8]) throws(LectureProblem) -> LectureDefinition {
         let file = (folder as NSString).appendingPathComponent("lecture.json")
         guard let bytes = FileManager.default.contents(atPath: file) else {
             throw LectureProblem(file: file, problem: "cannot be read")
