@@ -91,7 +91,7 @@ struct CacheAndLibraryTests {
         func write(_ json: String) throws { try Data(json.utf8).write(to: URL(fileURLWithPath: lecture + "/lecture.json")) }
         try write(#"{"video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4, "subtitles": [{"file": "en.srt", "language": "en", "name": "English"}]}"#)
         let definition = try LectureDefinition.read(name: "a", folder: lecture, salt: [])
-        #expect(definition.ladder == "auto" && definition.segmentSeconds == 4 && definition.subtitles.first?.language == "en")
+        #expect(definition.ladder == .automatic && definition.segment == HLSSettings.segmentLength(seconds: 4) && definition.captions.first?.language == "en")
         #expect(definition.video == lecture + "/lecture.mp4")
         #expect(try LectureDefinition.read(name: "a", folder: lecture, salt: [1]).revision != definition.revision)
         let problems: [(String, String)] = [

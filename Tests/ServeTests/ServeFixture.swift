@@ -42,7 +42,7 @@ final class ServeFixture: @unchecked Sendable {
         settings.http = http
         settings.warm = warm
         let lines = logLines
-        return try OriginServer(settings: settings, indexer: indexer, log: ServerLog { lines.append($0) })
+        return try OriginServer(settings: settings, preparer: indexer, log: ServerLog { lines.append($0) })
     }
 
     static func makeLecture(named name: String, in library: String) throws {

@@ -46,8 +46,11 @@ public struct BatchRunner {
     /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
     /// in `outputDirectory`, created when missing).
     public var hls = HLSSettings()
-    /// `--ladder`/`--subtitles`: `.m3u8` rows become multivariant playlists of renditions (`runLadders`).
+    /// `--ladder`/`--subtitles`: `.m3u8` rows become multivariant playlists of renditions.
     public var ladder: LadderOptions?
+    /// Values every row shares (`--var`), which a variant layer's text may use: its renders are
+    /// the same for every row.
+    public var jobValues: [String: String] = [:]
 
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
                 damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false,
@@ -93,8 +96,8 @@ public struct BatchRunner {
         for row in rows where !checked.contains(where: { $0 == (row.target.kind, row.target.container) }) {
             checked.append((row.target.kind, row.target.container))
             try settings.validate(for: row.target)
+            try Lecture.checkCopyTarget(row.target, config: config)
         }
-        try refuseWhatVariantsCannotWrite()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw OutputError(file: outputDirectory, stage: .creating, detail: "the output folder does not exist (create it first)")
@@ -125,13 +128,12 @@ public struct BatchRunner {
             warn("\(outputsPerDecode) outputs per decode (-j) lowered to \(lowered.outputs): the open-file limit (ulimit -n \(lowered.limit)) leaves room for no more")
             outputsPerDecode = lowered.outputs
         }
-        let presentations = pending.filter { $0.target.kind == .hlsPresentation }
-        let files = config.variantLayer == nil ? pending.filter { $0.target.kind == .file } : []
-        if config.variantLayer != nil && ladder == nil {  // files and presentations alike, from the lecture's shared renders
-            try runVariantLecture(pending, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report, onProgress: onProgress)
-        } else if !presentations.isEmpty {
-            try runPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
-                                 onProgress: onProgress)
+        // Copies of one lecture: every .m3u8 row, and with a variant layer every row (a file row is
+        // then its presentation's segments in one file); other file rows are rendered as files.
+        let copies = pending.filter { $0.target.kind == .hlsPresentation || config.variantLayer != nil }
+        let files = pending.filter { $0.target.kind == .file && config.variantLayer == nil }
+        if !copies.isEmpty {
+            try runLecture(copies, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report, onProgress: onProgress)
         }
         if !files.isEmpty {
             try runFiles(files, probed: probed, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
@@ -300,5 +302,12 @@ private final class GroupOutput {
         let plan = try OutputPlan.make(source: source, target: row.target, compositor: compositor, settings: settings, unmarkedVideo: .copy,
                                        splice: splice)
         output = try MarkedOutput(plan: plan, source: source, compositor: compositor, settings: settings, overwrite: overwrite, warn: warn)
+    }
+}
+
+extension BatchRow {
+    /// Creates the row's output folder when a placeholder of the template made a new one.
+    func createFolder() throws {
+        try CopyRequest(variables: variables, target: target).createFolder()
     }
 }

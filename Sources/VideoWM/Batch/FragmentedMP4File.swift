@@ -1,11 +1,12 @@
 import Foundation
 
-/// One row's `.mp4` of a variant lecture: the initialization and every segment its playlist
-/// would list, in order, as one fragmented MP4 (`ftyp` + `moov`, then `moof` + `mdat` per
-/// segment, a `free` box after a padded render) — the same bytes an HLS row is made of, so the
-/// file's tracks, durations and edit lists are the presentation's. It appears only whole
-/// (`AtomicOutput`). The lecture's shared renders are kept once in `scratch` (a folder the batch
-/// removes at its end), the row's own segments in memory until its file is written.
+/// One copy of a variant lecture as a media file: the initialization and every segment its
+/// playlist would list, in order, as one fragmented MP4 (`ftyp` + `moov`, then `moof` + `mdat`
+/// per segment, a `free` box after a padded render) — the same bytes an HLS copy is made of, so
+/// the file's tracks, durations and edit lists are the presentation's. Another container (`.mkv`,
+/// `.ts`, `.mov`) gets those packets copied into it (`StreamRemux`), nothing decoded. It appears
+/// only whole (`AtomicOutput`). The lecture's shared renders are kept once in `scratch` (a folder
+/// the writer removes at its end), the copy's own segments in memory until its file is written.
 final class FragmentedMP4File: PresentationStorage {
     private enum Part {
         case shared(path: String)
@@ -14,13 +15,25 @@ final class FragmentedMP4File: PresentationStorage {
 
     private let output: AtomicOutput
     private let scratch: String
+    /// Where the fragmented MP4 is copied into at the end, when the target is another container.
+    private let remux: (target: OutputTarget, overwrite: Bool, inputs: [String])?
     private var initialization: [UInt8]?
     private var parts: [Int: Part] = [:]
     private var committed = false
 
-    init(target: String, overwrite: Bool, inputs: [String], scratch: String) throws {
-        output = try AtomicOutput(target: target, overwrite: overwrite, inputs: inputs)
+    init(target: OutputTarget, overwrite: Bool, inputs: [String], scratch: String) throws {
         self.scratch = scratch
+        if target.isMP4File {
+            output = try AtomicOutput(target: target.path, overwrite: overwrite, inputs: inputs)
+            remux = nil
+        } else {
+            precondition(target.container.canHold(.h264), "Lecture.checkCopyTarget refuses a container without H.264")
+            // Refused up front as any output is: one that exists without -y, or that is an input.
+            _ = try AtomicOutput(target: target.path, overwrite: overwrite, inputs: inputs)
+            let assembled = (scratch as NSString).appendingPathComponent("copy-\(PartialOutputFiles.randomToken()).mp4")
+            output = try AtomicOutput(target: assembled, overwrite: true, inputs: inputs)
+            remux = (target, overwrite, inputs)
+        }
     }
 
     func store(initialization: RenderedInitialization) throws -> String {
@@ -56,8 +69,12 @@ final class FragmentedMP4File: PresentationStorage {
             }
         }
         try output.commit()
-        committed = true
         parts = [:]
+        if let remux {
+            defer { try? FileManager.default.removeItem(atPath: output.target) }
+            try StreamRemux.copy(from: output.target, into: remux.target, overwrite: remux.overwrite, inputs: remux.inputs)
+        }
+        committed = true
     }
 
     func abandon() {

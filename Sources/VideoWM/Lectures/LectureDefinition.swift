@@ -1,38 +1,100 @@
+import Animation
 import Foundation
-import VideoWM
 
-/// One lecture of the library, read from `LIBRARY/NAME/lecture.json`:
-/// `{ "video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4,
-///    "subtitles": [ { "file": "en.srt", "language": "en", "name": "English" } ],
-///    "preset": "veryfast", "crf": 23 }`.
-/// Paths are relative to the lecture's folder; everything but `video` and `config` is
-/// optional (defaults as for `batch`; `preset` and `crf` are batch's `--preset` and `--crf`
-/// for the marked segments, the speed a server renders at against their size). `revision` changes whenever anything the presentation
-/// is made from changes, and is part of every URL and cache path, so a cached file always
-/// belongs to the lecture as it was when it was made.
-public struct LectureDefinition: Sendable, Equatable {
-    public struct Subtitles: Sendable, Equatable {
-        public let file: String
-        public let language: String?
-        public let name: String?
+/// What a lecture is made from: the input, its marks, how it is delivered (a ladder, captions,
+/// the segment length, the encode settings) and who it is for. `Lecture.prepare` turns it into a
+/// `Lecture` once; every student's copy, and every driver (transcode, batch, serve), starts there.
+///
+/// A server reads one from `LIBRARY/NAME/lecture.json` (`read(name:folder:salt:)`); the command
+/// line builds one from its options.
+public struct LectureDefinition: Sendable {
+    /// Where the marks come from.
+    public enum Marks: Sendable {
+        /// A config file, loaded (and bound to the marks' key) when the lecture is prepared.
+        case file(String)
+        /// A config already loaded (and keyed) by the caller.
+        case loaded(WatermarkConfig)
     }
 
-    public let name: String
-    public let folder: String
-    public let video: String
-    public let config: String
-    /// `auto`, or heights with optional rates (`720:2500k,360`), as `--ladder` takes; nil: the input's rendition only.
-    public let ladder: String?
-    public let segmentSeconds: Double?
-    public let subtitles: [Subtitles]
-    /// x264's preset and CRF for re-encoded segments (`--preset`, `--crf`); nil: batch's defaults.
-    public let preset: String?
-    public let crf: Int?
-    /// `{date}` and `{time}` for this lecture's marks when a token's variables do not give them:
-    /// the video file's modification time, so every process, restart and segment of a student
-    /// shows the same (a render's own clock would differ from segment to segment).
-    public let jobValues: [String: String]
-    public let revision: String
+    /// Who the lecture is prepared for: the choice between sharing and quality where they differ.
+    public enum Audience: Sendable, Equatable {
+        /// A class (batch, serve): segments shared wherever the input allows, each student's
+        /// copy made of the class's shared files and their own.
+        case classOfStudents
+        /// One student's copy made alone (`transcode`): `--render auto` renders in full where
+        /// marks cover most of the video, and a variant layer is drawn in one full render rather
+        /// than the class's q shared renders.
+        case oneStudent
+    }
+
+    /// Names the lecture in messages, and (with a variant layer) in its shared renders' keyed names.
+    public var name: String
+    public var video: String
+    public var marks: Marks
+    /// Where the definition was written: how messages name its fields.
+    public enum Origin: Sendable, Equatable {
+        /// Command-line options (`--segment`, `--ladder`).
+        case options
+        /// A server library's `lecture.json` (its `segment`, `ladder`).
+        case lectureFile
+    }
+
+    /// Renditions (`--ladder`; `.input` with captions alone); nil: the input's own rendition only.
+    public var ladder: LadderRequest?
+    public var origin: Origin = .options
+    public var captions: [SidecarCaptions]
+    /// The segment length asked for; nil: the default (6 s), or a variant layer's period.
+    public var segment: PresentationTime?
+    public var settings: EncodeSettings
+    public var render: RenderMode
+    public var damagePolicy: DamagePolicy
+    public var audience: Audience
+    /// `{date}` and `{time}` for the marks when a student's variables do not give them.
+    public var jobValues: [String: String]
+    /// Changes whenever anything the lecture's bytes are made from changes (a server's URLs and
+    /// cache carry it); "" where nothing is kept between runs.
+    public var revision: String
+
+    public init(name: String, video: String, marks: Marks, ladder: LadderRequest? = nil, captions: [SidecarCaptions] = [],
+                segment: PresentationTime? = nil, settings: EncodeSettings = EncodeSettings(), render: RenderMode = .auto,
+                damagePolicy: DamagePolicy = .warn, audience: Audience = .classOfStudents, jobValues: [String: String] = [:],
+                revision: String = "") {
+        self.name = name
+        self.video = video
+        self.marks = marks
+        self.ladder = ladder
+        self.captions = captions
+        self.segment = segment
+        self.settings = settings
+        self.render = render
+        self.damagePolicy = damagePolicy
+        self.audience = audience
+        self.jobValues = jobValues
+        self.revision = revision
+    }
+
+    /// How messages name a field of the definition: `--segment` or `lecture.json's segment`.
+    func subject(option: String, field: String) -> String {
+        origin == .options ? option : "lecture.json's \(field)"
+    }
+
+    func from(_ origin: Origin) -> LectureDefinition {
+        var copy = self
+        copy.origin = origin
+        return copy
+    }
+
+    /// Whether the lecture has renditions beside the input's own (a ladder, or captions).
+    var hasRenditions: Bool { ladder != nil || !captions.isEmpty }
+
+    /// The config file's path, for messages and revisions (nil for a config loaded by the caller
+    /// from elsewhere: its own `file`).
+    var configPath: String {
+        switch marks {
+        case .file(let path): path
+        case .loaded(let config): config.file
+        }
+    }
 }
 
 /// Why a lecture cannot be served (one log line; its URLs answer 404).
@@ -42,6 +104,15 @@ public struct LectureProblem: Error, Sendable, CustomStringConvertible, Equatabl
     public var description: String { "\(file): \(problem)" }
 }
 
+/// `LIBRARY/NAME/lecture.json`:
+/// `{ "video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4,
+///    "subtitles": [ { "file": "en.srt", "language": "en", "name": "English" } ],
+///    "preset": "veryfast", "crf": 23 }`.
+/// Paths are relative to the lecture's folder; everything but `video` and `config` is optional
+/// (defaults as for `batch`; `preset` and `crf` are batch's `--preset` and `--crf` for the marked
+/// segments, the speed a server renders at against their size). `{date}` and `{time}` are the
+/// video file's modification time, so every process, restart and segment of a student shows the
+/// same (a render's own clock would differ from segment to segment).
 extension LectureDefinition {
     static let fields: Set<String> = ["video", "config", "ladder", "segment", "subtitles", "preset", "crf"]
     static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
@@ -93,9 +164,10 @@ extension LectureDefinition {
         }
         let video = try resolve(decoded.video, at: "video")
         let config = try resolve(decoded.config, at: "config")
-        if let ladder = decoded.ladder {
+        var ladder: LadderRequest?
+        if let text = decoded.ladder {
             do {
-                _ = try LadderRequest(parsing: ladder)
+                ladder = try LadderRequest(parsing: text)
             } catch {
                 throw LectureProblem(file: file, problem: "ladder \(error.problem)")
             }
@@ -109,18 +181,15 @@ extension LectureDefinition {
         if let crf = decoded.crf, !(0...51).contains(crf) {
             throw LectureProblem(file: file, problem: "crf must be 0…51, got \(crf)")
         }
-        var subtitles: [Subtitles] = []
+        var captions: [SidecarCaptions] = []
         for (index, entry) in (decoded.subtitles ?? []).enumerated() {
             let path = try resolve(entry.file, at: "subtitles[\(index)].file")
             do {
-                _ = try SidecarCaptions(file: path, language: entry.language, name: entry.name)
+                captions.append(try SidecarCaptions(file: path, language: entry.language, name: entry.name))
             } catch {
                 throw LectureProblem(file: file, problem: "subtitles[\(index)]: \(error.problem)")
             }
-            subtitles.append(Subtitles(file: path, language: entry.language, name: entry.name))
         }
-        let ladder = decoded.ladder
-        let segment = decoded.segment
         var revisionInput = salt + bytes
         var modified = stat()
         guard stat(video, &modified) == 0 else { throw LectureProblem(file: video, problem: "cannot be read (named by \(file), video)") }
@@ -130,14 +199,18 @@ extension LectureDefinition {
             throw LectureProblem(file: config, problem: "cannot be read (named by \(file), config)")
         }
         revisionInput += configBytes
-        for (media, field) in [(video, "video")] + subtitles.enumerated().map({ ($0.element.file, "subtitles[\($0.offset)].file") }) {
+        for (media, field) in [(video, "video")] + captions.enumerated().map({ ($0.element.file, "subtitles[\($0.offset)].file") }) {
             guard let identity = FileIdentity(path: media) else {
                 throw LectureProblem(file: media, problem: "cannot be read (named by \(file), \(field))")
             }
             revisionInput += identity.bytes
         }
-        return LectureDefinition(name: name, folder: folder, video: video, config: config, ladder: ladder, segmentSeconds: segment,
-                                 subtitles: subtitles, preset: decoded.preset, crf: decoded.crf, jobValues: jobValues, revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
+        // As batch's --preset/--crf: the same settings give the same bytes as batch for a row.
+        return LectureDefinition(name: name, video: video, marks: .file(config), ladder: ladder, captions: captions,
+                                 segment: decoded.segment.map(HLSSettings.segmentLength(seconds:)),
+                                 settings: EncodeSettings(crf: decoded.crf, preset: decoded.preset), jobValues: jobValues,
+                                 revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
+            .from(.lectureFile)
     }
 }
 

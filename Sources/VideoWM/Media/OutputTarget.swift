@@ -50,6 +50,11 @@ public struct OutputTarget: Sendable, Equatable {
         }
     }
 
+    /// The same kind of output at another path (a batch row's, from its template's).
+    public func relocated(to path: String) -> OutputTarget {
+        OutputTarget(kind: kind, path: path, container: container)
+    }
+
     init(kind: Kind, path: String, container: Container) {
         self.kind = kind
         self.path = path
@@ -72,12 +77,18 @@ public struct OutputTarget: Sendable, Equatable {
     public var fileType: String { "." + (path as NSString).pathExtension }
 }
 
-/// One file of an HLS presentation.
-public enum PresentationPart: Sendable, Equatable {
-    /// The initialization segment (`ftyp` + `moov`).
-    case initialization
-    /// Media segment `index` (0 for the first).
-    case segment(Int)
+/// One file of an HLS presentation, by the name its lecture gives it (`--only-segment`): `K` or
+/// `init` for a presentation of one rendition, `RENDITION/FILE` for any file of any presentation
+/// ("720p/3.m4s", "subs-en/0.vtt"), `playlist.m3u8` or `RENDITION.m3u8` for a playlist. What it
+/// names is the lecture's to say (`Lecture.resource(named:)`).
+public struct PresentationPart: Sendable, Equatable, CustomStringConvertible {
+    public let name: String
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    public var description: String { name }
 }
 
 /// A muxer's container and the questions the pipeline asks of it, answered in this one place:

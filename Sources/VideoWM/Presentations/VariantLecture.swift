@@ -46,14 +46,14 @@ public final class VariantLecture {
         try self.init(source: source, compositor: try Self.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn), warn: warn)
     }
 
-    /// The config's variant layer alone, bound for nobody in particular (a server's lecture, or
-    /// ladder, before any student): with `jobValues` for `{date}` and `{time}`; a student's
-    /// variable in the layer's text is refused (64, naming it).
+    /// The config's variant layer alone, bound for nobody in particular (a lecture before any
+    /// student): with `jobValues` for `{date}` and `{time}` and the values every student shares (a
+    /// batch's `--var`s); a student's own variable in the layer's text is refused (64, naming it).
     public static func layerAlone(config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
                                   warn: @escaping WarningHandler) throws -> Compositor {
         guard let alone = config.withVariantLayerAlone else { preconditionFailure("a variant lecture needs a variant layer") }
         if let layer = config.variantLayer, case .text(let template) = layer.content,
-           let name = template.variableNames.first(where: { !TextTokens.all.contains($0) }) {
+           let name = template.variableNames.first(where: { !TextTokens.all.contains($0) && jobValues[$0] == nil }) {
             throw ConfigError(file: config.file, path: layer.path + ".text",
                               problem: "'{\(name)}' in a variant layer's text: the layer is the same for every student (each segment's variants are rendered once for the class), so it may use no student's variable")
         }

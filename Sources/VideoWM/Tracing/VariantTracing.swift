@@ -44,7 +44,7 @@ struct VariantTracing {
     /// Nil when the config has no variant layer; refused (64) without the key.
     init?(config: WatermarkConfig, rows: [[String: String]], original: String, display: (width: Int, height: Int)) throws {
         guard let layer = config.variantLayer, let spec = layer.variants, let lecture = config.variantLecture(input: original) else { return nil }
-        guard let key = config.pathKey else { throw BatchRunner.keyNeeded(config: config) }
+        guard let key = config.pathKey else { throw VariantCode.keyNeeded(config: config) }
         codebook = VariantCodebook(derivation: key, lecture: lecture, alphabetSize: spec.count)
         let source = try PresentationSource(input: original, segment: PresentationTime(seconds: spec.periodSeconds))
         let starts = source.segments(.encoded).map(\.start.seconds)

@@ -53,6 +53,10 @@ public final class SegmentCache: @unchecked Sendable {
     /// The final path of a key (a relative path made of safe components).
     public func path(of key: String) -> String { (folder as NSString).appendingPathComponent(key) }
 
+    /// Whether a file is published under `key`, without opening it or marking it used: what a
+    /// render ahead or warming asks before queueing work.
+    public func contains(_ key: String) -> Bool { access(path(of: key), F_OK) == 0 }
+
     /// The file under `key` when it is there (marked as used now), else nil.
     public func open(_ key: String) -> OpenFile? {
         let path = path(of: key)

@@ -19,23 +19,23 @@ struct FileMaking: Sendable {
     /// segment's variants) under the group's key, so requests for any member join one job.
     ///
     /// - Parameters:
-    ///   - route: the URL of each file (the resource's, a group member's).
+    ///   - route: the route of each file (the resource's, a group member's), from its typed value.
     ///   - whose: for the log line of a failure ("shared", "student 3f2a…").
-    func job(lecture: String, _ resource: ResourceName, group: RenderGroup?, kind: ServerMetrics.RenderKind, whose: String,
-             route: (ResourceName) -> LectureRoute, render: @escaping @Sendable () throws -> [UInt8],
+    func job(lecture: String, _ resource: Resource, group: RenderGroup?, kind: ServerMetrics.RenderKind, whose: String,
+             route: (Resource) -> LectureRoute, render: @escaping @Sendable () throws -> [UInt8],
              renderGroup: @escaping @Sendable (RenderGroup) throws -> [[UInt8]]) -> RenderJob {
         let key = Self.cacheKey(route(resource), lecture: lecture)
         guard let group else {
             return RenderJob(fileKey: key, poolKey: key, work: { [self] in
-                try produce(key, kind: kind, failure: "lecture \(lecture), segment \(resource) (\(whose))", render: render)
+                .file(try produce(key, kind: kind, failure: "lecture \(lecture), segment \(resource) (\(whose))", render: render))
             })
         }
         let keys = group.members.map { Self.cacheKey(route($0), lecture: lecture) }
         // One component more than any file's key (RENDITION/GROUP/group): never a file's key or lock.
-        let groupKey = Self.cacheKey(route(ResourceName(rendition: group.rendition, file: group.name)), lecture: lecture) + "/group"
+        let groupKey = Self.cacheKey(route(resource).naming(group), lecture: lecture) + "/group"
         let failure = "lecture \(lecture), segment \(group.rendition)/\(group.name) (\(whose), \(group.members.count) files made together)"
         return RenderJob(fileKey: key, poolKey: groupKey, work: { [self] in
-            try produceGroup(groupKey, keys: keys, failure: failure) { try renderGroup(group) }
+            .files(try produceGroup(groupKey, keys: keys, failure: failure) { try renderGroup(group) })
         })
     }
 
@@ -84,16 +84,32 @@ struct FileMaking: Sendable {
     }
 }
 
+/// What a job of the server's render pool makes: a student's copy (a preparation: the lecture
+/// prepared and the student's variables bound), a file, or a render group's files by cache key.
+enum ServeJobProduct: Sendable {
+    case copy(any StudentCopy)
+    case lecture(any PreparedLecture)
+    case file(OpenFile)
+    case files([String: OpenFile])
+}
+
+/// The server's pool: its jobs make `ServeJobProduct`s.
+typealias ServePool = RenderPool<ServeJobProduct>
+
 /// How a file is made on a worker (`FileMaking.job`).
 struct RenderJob: Sendable {
     /// The file's cache key.
     let fileKey: String
     /// The pool's key for the job: the file's, or its group's.
     let poolKey: String
-    let work: @Sendable () throws -> any Sendable
-    /// The file asked for, from the job's result (a file, or a group's files by key).
-    func file(in value: any Sendable) -> OpenFile? {
-        if let file = value as? OpenFile { return file }
-        return (value as? [String: OpenFile])?[fileKey]
+    let work: @Sendable () throws -> ServeJobProduct
+
+    /// The file asked for, from what the job made (a file, or a group's files by key).
+    func file(in product: ServeJobProduct) -> OpenFile? {
+        switch product {
+        case .file(let file): file
+        case .files(let files): files[fileKey]
+        case .copy, .lecture: nil
+        }
     }
 }

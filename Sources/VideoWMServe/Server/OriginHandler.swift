@@ -11,8 +11,8 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     let library: LectureLibrary
     let verifier: TokenVerifier
     let cache: SegmentCache
-    let pool: RenderPool
-    let indexer: any LectureIndexer
+    let pool: ServePool
+    let preparer: any LecturePreparing
     let metrics: ServerMetrics
     let log: ServerLog
     let playerFolder: String?
@@ -23,13 +23,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private var draining = false
     private var waiting: [ObjectIdentifier: Delivery] = [:]
 
-    init(library: LectureLibrary, verifier: TokenVerifier, cache: SegmentCache, pool: RenderPool, indexer: any LectureIndexer,
+    init(library: LectureLibrary, verifier: TokenVerifier, cache: SegmentCache, pool: ServePool, preparer: any LecturePreparing,
          metrics: ServerMetrics, log: ServerLog, playerFolder: String?) {
         self.library = library
         self.verifier = verifier
         self.cache = cache
         self.pool = pool
-        self.indexer = indexer
+        self.preparer = preparer
         self.metrics = metrics
         self.log = log
         self.playerFolder = playerFolder
@@ -105,7 +105,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private var notFound: HTTPResponse { .text(404, "not found", headers: [("Cache-Control", "no-store")] + Self.cors) }
     private var forbidden: HTTPResponse { .text(403, "forbidden", headers: [("Cache-Control", "no-store")] + Self.cors) }
 
-    /// Everything a lecture URL needs before its presentation: the lecture, a valid token for
+    /// Everything a lecture URL needs before the student's copy: the lecture, a valid token for
     /// it, the current revision, the student's own name in their URLs.
     private func lecture(_ name: String, _ route: LectureRoute, token: String?, request: HTTPRequest, authorizeOnly: Bool) -> HTTPReply {
         let refuse = { (response: HTTPResponse) in HTTPReply.now(authorizeOnly ? self.forbidden : response) }
@@ -116,45 +116,46 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         if case .own(_, let owner, _) = route, owner != student { return .now(forbidden) }
         let request = Authorised(name: name, route: route, token: token, access: access, student: student, entry: entry,
                                  http: request, authorizeOnly: authorizeOnly)
-        if entry.readyIndex != nil, let presentation = entry.cachedPresentation(student: student) {
-            return answer(request, presentation)
+        if let lecture = entry.readyLecture, let copy = entry.cachedCopy(student: student) {
+            return answer(request, lecture, copy)
         }
-        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", priority: .preparation, forFile: false, work: { [indexer, metrics, log] in
-            let index: any IndexedLecture
+        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", priority: .preparation, forFile: false, work: { [preparer, metrics, log] in
+            let lecture: any PreparedLecture
             do {
-                index = try entry.index(with: indexer) { outcome in
+                lecture = try entry.prepare(with: preparer) { outcome in
                     switch outcome {
                     case .success: metrics.lectureIndexed()
                     case .failure(let error): log.event("lecture \(name) not served: indexing failed: \(error)")
                     }
                 }
             } catch {
-                throw PreparationFailure.index
+                throw PreparationFailure.lecture
             }
             do {
-                return try entry.presentation(student: student, variables: access.variables, in: index)
+                return .copy(try entry.copy(student: student, variables: access.variables, of: lecture))
             } catch {
                 log.event("lecture \(name): a token's variables cannot be used: \(error)")
                 throw PreparationFailure.variables
             }
         }) { [self] outcome, deliver in
             switch outcome {
-            case .success(let value):
-                guard let presentation = value as? any StudentPresentation else { preconditionFailure("a preparation job returns a presentation") }
-                switch answer(request, presentation) {
+            case .success(.copy(let copy)):
+                guard let lecture = entry.readyLecture else { preconditionFailure("a copy is made of a prepared lecture") }
+                switch answer(request, lecture, copy) {
                 case .now(let response): deliver(response)
                 case .later(let later): later.start(deliver)
                 }
-            case .failure(PreparationFailure.variables): deliver(request.authorizeOnly ? forbidden : forbidden)
-            case .failure(PreparationFailure.index): deliver(request.authorizeOnly ? forbidden : notFound)
+            case .success: preconditionFailure("a preparation job makes a student's copy")
+            case .failure(PreparationFailure.variables): deliver(forbidden)
+            case .failure(PreparationFailure.lecture): deliver(request.authorizeOnly ? forbidden : notFound)
             case .failure: deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
             }
         }
     }
 
-    private enum PreparationFailure: Error { case index, variables }
+    private enum PreparationFailure: Error { case lecture, variables }
 
-    /// A request that passed every check that needs no presentation.
+    /// A request that passed every check that needs no student's copy.
     struct Authorised: Sendable {
         let name: String
         let route: LectureRoute
@@ -167,39 +168,42 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         var revision: String { entry.definition.revision }
     }
 
-    private func answer(_ request: Authorised, _ presentation: any StudentPresentation) -> HTTPReply {
+    private func answer(_ request: Authorised, _ lecture: any PreparedLecture, _ copy: any StudentCopy) -> HTTPReply {
         let query = "?token=" + request.token
+        let served = Served(request: request, lecture: lecture, copy: copy)
         switch request.route {
         case .master:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            let master: MasterPlaylist
+            let playback: PlaybackPlaylist
             do {
-                master = try presentation.masterPlaylist(mediaPlaylistURI: { rendition in
+                playback = try copy.playbackPlaylist(mediaPlaylistURI: { rendition in
                     LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
                 }, resourceURI: { resource, ownership in
-                    resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+                    served.route(of: resource, ownership).path(lecture: request.name) + query
                 })
             } catch {
                 log.event("playlist failed: lecture \(request.name), master playlist (student \(request.student)): \(error)")
                 return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
             }
-            if let rendition = master.mediaPlaylistOf { renderAhead(for: request, presentation, in: rendition, after: nil) }
-            return .now(playlist(master.text, request: request.http))
+            if let rendition = playback.mediaPlaylistOf { renderAhead(served, in: rendition, after: nil) }
+            return .now(playlist(playback.text, request: request.http))
         case .mediaPlaylist(_, let rendition):
-            guard let text = presentation.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
-                resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+            guard let text = copy.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
+                served.route(of: resource, ownership).path(lecture: request.name) + query
             }) else { return .now(request.authorizeOnly ? forbidden : notFound) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            renderAhead(for: request, presentation, in: rendition, after: nil)
+            renderAhead(served, in: rendition, after: nil)
             return .now(playlist(text, request: request.http))
-        case .shared(_, let resource), .own(_, _, let resource):
+        case .shared(_, let path), .own(_, _, let path):
             let asked: ResourceOwnership = if case .shared = request.route { .shared } else { .student }
-            guard let ownership = presentation.ownership(of: resource) else { return .now(request.authorizeOnly ? forbidden : notFound) }
+            // The one place a URL's file name is read: into the typed resource it names.
+            guard let resource = lecture.resource(rendition: path.rendition, file: path.file),
+                  let ownership = copy.ownership(of: resource) else { return .now(request.authorizeOnly ? forbidden : notFound) }
             // A shared segment where this student has a marked one is not theirs: the unmarked copy stays out of reach.
             guard ownership == asked else { return .now(forbidden) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            renderAhead(for: request, presentation, in: resource.rendition, after: resource.file)
-            let job = renderJob(resource, ownership, presentation, request)
+            renderAhead(served, in: resource.rendition, after: resource)
+            let job = renderJob(resource, ownership, served)
             if let file = cache.open(job.fileKey) {
                 metrics.cacheHit()
                 return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
@@ -207,8 +211,8 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             metrics.cacheMiss()
             return deferred(key: job.poolKey, priority: .request, forFile: true, work: job.work) { [self] outcome, deliver in
                 switch outcome {
-                case .success(let value):
-                    guard let file = job.file(in: value) else { preconditionFailure("a render job returns its files") }
+                case .success(let product):
+                    guard let file = job.file(in: product) else { preconditionFailure("a render job makes its files") }
                     deliver(fileResponse(file, resource: resource, ownership: ownership, request: request))
                 case .failure(is DrainingError):
                     deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
@@ -219,27 +223,36 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    private func resourceRoute(_ resource: ResourceName, _ ownership: ResourceOwnership, _ request: Authorised) -> LectureRoute {
-        switch ownership {
-        case .shared: .shared(revision: request.revision, resource)
-        case .student: .own(revision: request.revision, student: request.student, resource)
+    /// An authorised request with the lecture and the student's copy it is answered from.
+    struct Served: Sendable {
+        let request: Authorised
+        let lecture: any PreparedLecture
+        let copy: any StudentCopy
+
+        /// The route of a typed resource of this student's copy: named by the lecture, placed by whose it is.
+        func route(of resource: Resource, _ ownership: ResourceOwnership) -> LectureRoute {
+            let path = ResourcePath(resource, in: lecture)
+            switch ownership {
+            case .shared: return .shared(revision: request.revision, path)
+            case .student: return .own(revision: request.revision, student: request.student, path)
+            }
         }
     }
 
-    private func renderJob(_ resource: ResourceName, _ ownership: ResourceOwnership, _ presentation: any StudentPresentation,
-                           _ request: Authorised) -> RenderJob {
-        let whose = ownership == .shared ? "shared" : "student \(request.student)"
-        return making.job(lecture: request.name, resource, group: presentation.renderGroup(containing: resource), kind: ownership == .shared ? .shared : .student,
-                          whose: whose, route: { resourceRoute($0, ownership, request) },
-                          render: { try presentation.render(resource) }, renderGroup: { try presentation.render($0) })
+    private func renderJob(_ resource: Resource, _ ownership: ResourceOwnership, _ served: Served) -> RenderJob {
+        let whose = ownership == .shared ? "shared" : "student \(served.request.student)"
+        let copy = served.copy
+        return making.job(lecture: served.request.name, resource, group: copy.renderGroup(containing: resource),
+                          kind: ownership == .shared ? .shared : .student, whose: whose, route: { served.route(of: $0, ownership) },
+                          render: { try copy.render(resource).bytes }, renderGroup: { try copy.render($0) })
     }
 
-    /// Queues what the student will want next after `file` (their next own segment; in a variant
+    /// Queues what the student will want next after `resource` (their next own segment; in a variant
     /// lecture the next segment, own or a variant group) when it is neither cached nor on its way.
-    private func renderAhead(for request: Authorised, _ presentation: any StudentPresentation, in rendition: String, after file: String?) {
-        guard let next = presentation.nextResourceAhead(in: rendition, after: file) else { return }
-        let job = renderJob(next.resource, next.ownership, presentation, request)
-        guard !pool.isPending(job.poolKey), access(cache.path(of: job.fileKey), F_OK) != 0 else { return }
+    private func renderAhead(_ served: Served, in rendition: String, after resource: Resource?) {
+        guard let next = served.copy.nextResourceAhead(in: rendition, after: resource) else { return }
+        let job = renderJob(next.resource, next.ownership, served)
+        guard !pool.isPending(job.poolKey), !cache.contains(job.fileKey) else { return }
         let admission = pool.submit(key: job.poolKey, priority: .ahead, work: job.work)
         if admission == .accepted { metrics.aheadScheduled() }
     }
@@ -248,8 +261,8 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 
     /// An answer that waits for a pool job under `key` (`forFile`: one making a file); a full
     /// queue answers 503 at once.
-    private func deferred(key: String, priority: RenderPool.Priority, forFile: Bool, work: @escaping @Sendable () throws -> any Sendable,
-                          then: @escaping @Sendable (RenderPool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
+    private func deferred(key: String, priority: ServePool.Priority, forFile: Bool, work: @escaping @Sendable () throws -> ServeJobProduct,
+                          then: @escaping @Sendable (ServePool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
         .later(DeferredResponse { [self] deliver in
             let delivery = Delivery(forFile: forFile, deliver)
             lock.withLock { waiting[ObjectIdentifier(delivery)] = delivery }
@@ -300,7 +313,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))
     }
 
-    private func fileResponse(_ file: OpenFile, resource: ResourceName, ownership: ResourceOwnership, request: Authorised) -> HTTPResponse {
+    private func fileResponse(_ file: OpenFile, resource: Resource, ownership: ResourceOwnership, request: Authorised) -> HTTPResponse {
         let etag = "\"\(String(file.size, radix: 16))-\(String(file.modificationNanoseconds, radix: 16))\""
         // Shared files may sit in shared caches (keyed by the token-bearing URL, or by path
         // behind a proxy that authorises every request); a student's own stay in their browser.
@@ -308,7 +321,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         let lifetime = max(0, Int(request.access.expires - Date().timeIntervalSince1970))
         let cacheControl = ownership == .shared ? "public, max-age=\(min(lifetime, 31_536_000)), immutable"
                                                 : "private, max-age=\(min(lifetime, 86_400)), immutable"
-        var headers: [(name: String, value: String)] = [("Content-Type", Self.contentType(of: resource.file)), ("ETag", etag),
+        var headers: [(name: String, value: String)] = [("Content-Type", Self.contentType(of: resource)), ("ETag", etag),
                                                         ("Accept-Ranges", "bytes"), ("Cache-Control", cacheControl)] + Self.cors
         if let match = request.http.header("if-none-match"), Self.matches(match, etag) { return HTTPResponse(status: 304, headers: headers) }
         var range = ByteRange(header: request.http.header("range"), size: file.size)
@@ -328,6 +341,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         ifNoneMatch.split(separator: ",").contains { candidate in
             let tag = candidate.trimmingCharacters(in: .whitespaces)
             return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    static func contentType(of resource: Resource) -> String {
+        switch resource.file {
+        case .initialization, .segment, .variant: "video/mp4"
+        case .captions: "text/vtt"
         }
     }
 

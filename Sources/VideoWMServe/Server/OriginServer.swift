@@ -42,12 +42,12 @@ public final class OriginServer: @unchecked Sendable {
     private let warmer: LectureWarmer?
     public let port: Int
 
-    public init(settings: Settings, indexer: any LectureIndexer, log: ServerLog = ServerLog()) throws {
+    public init(settings: Settings, preparer: any LecturePreparing, log: ServerLog = ServerLog()) throws {
         let cache = try SegmentCache(folder: settings.cacheFolder, capacity: settings.cacheBytes)
-        let pool = RenderPool(workers: settings.workers, queueLimit: settings.queue)
+        let pool = ServePool(workers: settings.workers, queueLimit: settings.queue)
         let library = LectureLibrary(folder: settings.library, salt: settings.revisionSalt, log: log)
         handler = OriginHandler(library: library, verifier: TokenVerifier(key: settings.tokenKey), cache: cache, pool: pool,
-                                indexer: indexer, metrics: metrics, log: log, playerFolder: settings.playerFolder)
+                                preparer: preparer, metrics: metrics, log: log, playerFolder: settings.playerFolder)
         do {
             let daemon = try HTTPDaemon(listen: settings.listen, handler: handler, settings: settings.http)
             self.daemon = daemon
@@ -57,7 +57,7 @@ public final class OriginServer: @unchecked Sendable {
             pool.shutDown(failingQueuedWith: DrainingError())
             throw error
         }
-        warmer = settings.warm ? LectureWarmer(library: library, indexer: indexer, pool: pool, making: handler.making, metrics: metrics, log: log) : nil
+        warmer = settings.warm ? LectureWarmer(library: library, preparer: preparer, pool: pool, making: handler.making, metrics: metrics, log: log) : nil
     }
 
     /// Requests waiting for a file to be made (by this process or, on the cache's lock, by

@@ -112,7 +112,7 @@ struct ServeCommand: ToolCommand {
         VideoWMLibrary.configureLogging(verbose: false)
         Interruption.drainOnTermination()
         let log = ServerLog()
-        let server = try OriginServer(settings: settings, indexer: PresentationIndexer(markKey: markKey, warn: { log.event($0) }), log: log)
+        let server = try OriginServer(settings: settings, preparer: LecturePreparer(markKey: markKey, warn: { log.event($0) }), log: log)
         let shown = listen.family == .ipv6 ? "[\(listen.host)]" : listen.host
         log.event("listening on http://\(shown):\(server.port)/ (library \(library), \(workers) workers, queue \(queue)\(warm ? ", warming shared files" : ""))")
         while !Interruption.isDrainRequested { usleep(100_000) }
