@@ -183,12 +183,15 @@ public struct BatchRunner {
             if let error = error as? StopBatch { throw error }
             if let failure = error as? SpliceSink.Failure {
                 // Found while encoding: auto renders the row in full afterwards; smart reports why it could not.
-                if render == .auto {
-                    rendering.retryInFull.insert(row.number)
-                    warn("row \(row.number): render: full (the splice failed: \(failure.reason)); done again after this group")
-                    return
+                let fallback: RenderOutcome
+                do {
+                    fallback = try failure.fallback(under: render, input: input)
+                } catch {
+                    return try finish(row, error)
                 }
-                return try finish(row, failure.smartRenderError(input: input))
+                rendering.retryInFull.insert(row.number)
+                warn("row \(row.number): \(fallback.notice ?? "render: full"); done again after this group")
+                return
             }
             if error == nil { rendering.announceNotices(to: notice) }
             let size = error == nil ? (try? FileManager.default.attributesOfItem(atPath: row.output)[.size] as? Int) ?? nil : nil

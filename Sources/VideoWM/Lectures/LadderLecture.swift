@@ -38,7 +38,6 @@ final class LadderLecture: PreparedLecture, @unchecked Sendable {
         var made = definition
         if drawsVariants {
             // The layer shows on every frame: every rendition encoded, cut every period.
-            made.settings = made.settings.forVariantLecture
             made.render = .full
         }
         ladder = try Self.makeLadder(of: made, segment: segment, warn: notices.say)

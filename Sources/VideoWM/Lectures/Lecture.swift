@@ -53,8 +53,8 @@ public final class Lecture: PreparedLecture, @unchecked Sendable {
         try Lecture(definition, markKey: markKey, notices: OnceNotices(prefix: "", warn: warn))
     }
 
-    init(_ definition: LectureDefinition, markKey: SecretKey?, notices: OnceNotices) throws {
-        self.definition = definition
+    init(_ given: LectureDefinition, markKey: SecretKey?, notices: OnceNotices) throws {
+        var definition = given
         self.notices = notices
         let config: WatermarkConfig
         switch definition.marks {
@@ -65,6 +65,12 @@ public final class Lecture: PreparedLecture, @unchecked Sendable {
             config = given
         }
         self.config = config
+        if config.variantLayer != nil {
+            // Every kind of variant lecture encodes as one: no B-frames (a student's own segments
+            // then cost what a plain row's spans cost; docs/variant-marks.md §10).
+            definition.settings = definition.settings.forVariantLecture
+        }
+        self.definition = definition
         if config.variantLayer != nil {
             let period = try Self.variantPeriod(of: definition, config: config, notices: notices)
             segment = period

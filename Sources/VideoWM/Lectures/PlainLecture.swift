@@ -35,7 +35,7 @@ final class PlainLecture: PreparedLecture, @unchecked Sendable {
         self.notices = notices
         drawsVariants = config.variantLayer != nil
         precondition(!drawsVariants || definition.audience == .oneStudent, "a class's variant lecture is a VariantLayerLecture")
-        source = try PresentationSource(input: definition.video, settings: drawsVariants ? definition.settings.forVariantLecture : definition.settings,
+        source = try PresentationSource(input: definition.video, settings: definition.settings,
                                         segment: segment, damagePolicy: definition.damagePolicy, warn: notices.say)
     }
 

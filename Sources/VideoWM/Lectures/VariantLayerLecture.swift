@@ -35,7 +35,7 @@ final class VariantLayerLecture: PreparedLecture, @unchecked Sendable {
 
     init(definition: LectureDefinition, config: WatermarkConfig, period: PresentationTime, notices: OnceNotices) throws {
         guard let key = config.pathKey else { preconditionFailure("Lecture checks the key first") }
-        let source = try PresentationSource(input: definition.video, settings: definition.settings.forVariantLecture, segment: period,
+        let source = try PresentationSource(input: definition.video, settings: definition.settings, segment: period,
                                             damagePolicy: definition.damagePolicy, warn: notices.say)
         let images = ImageCache()
         let jobValues = definition.jobValues

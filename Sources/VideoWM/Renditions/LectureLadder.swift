@@ -72,8 +72,8 @@ public final class LectureLadder: @unchecked Sendable {
 
     /// - Parameters:
     ///   - subject: how messages name the ladder's request ("--ladder", a lecture's field).
-    ///   - variantLayer: with a variant layer (its period the segment length: the caller's check),
-    ///     where its renders get it; nil without one.
+    ///   - variantLayer: with a variant layer (its period the segment length, and `settings` a
+    ///     variant lecture's: `Lecture` decides both), where its renders get it; nil without one.
     /// - Throws: `RequestError` (64) for settings a ladder decides itself (`--bitrate`, `--crf`,
     ///   size options, `--maxrate`/`--bufsize`); `InputError` (66) for a missing input or sidecar;
     ///   `MediaError` (65) for a damaged input or a bad cue ("FILE: line N: …").
@@ -88,7 +88,7 @@ public final class LectureLadder: @unchecked Sendable {
         } else {
             variantCount = nil
         }
-        let source = try PresentationSource(input: input, settings: variantLayer == nil ? settings : settings.forVariantLecture, segment: segment,
+        let source = try PresentationSource(input: input, settings: settings, segment: segment,
                                             damagePolicy: damagePolicy, subtitlesAsRenditions: true, warn: warn)
         self.source = source
         fonts = try TextEngineError.fontLibrary()

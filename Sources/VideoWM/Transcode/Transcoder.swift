@@ -130,8 +130,7 @@ public struct Transcoder {
             return try transcode(source, compositor: compositor, splice: job, outcome: outcome)
         } catch let failure as SpliceSink.Failure {
             // Found while encoding (a span the encoder could not fit); nothing was written.
-            if render == .smart { throw failure.smartRenderError(input: input) }
-            let fallback = RenderOutcome(isSmart: false, notice: "render: full (the splice failed: \(failure.reason))")
+            let fallback = try failure.fallback(under: render, input: input)
             let fresh = try VideoSource(path: input, threads: settings.threads, damagePolicy: damagePolicy)
             return try transcode(fresh, compositor: compositor, splice: nil, outcome: fallback)
         }
