@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import VideoWM
 import Testing
+@testable import ServeCache
 @testable import VideoWMServe
 
 @Suite("serve: cache folder and library")
@@ -43,7 +44,7 @@ struct CacheAndLibraryTests {
         #expect(!FileManager.default.fileExists(atPath: partial))
         #expect(cache.open("l/r/own/s/v/3.m4s") == nil)
         let made = try cache.produce("l/r/own/s/v/3.m4s") { [9, 9] }
-        #expect(made.rendered && made.file.size == 2)
+        #expect(made.rendered && made.item.size == 2)
     }
 
     @Test func aProcessKilledWhileHoldingALockReleasesIt() throws {

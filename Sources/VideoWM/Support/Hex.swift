@@ -1,0 +1,9 @@
+/// Bytes as lower-case hexadecimal text (digests in file names, revisions, ETags).
+public enum Hex {
+    public static func string<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
