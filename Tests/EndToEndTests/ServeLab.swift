@@ -52,11 +52,15 @@ final class ServeLab {
     static func python(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
 
     /// `videowm serve` on this library and a free port, its log in a file, once it listens
-    /// (`launcher`: a command that runs it, such as `prlimit --nofile=…`).
+    /// (`launcher`: a command that runs it, such as `prlimit --nofile=…`). Requests may wait 300 s
+    /// for a render unless `extra` says otherwise: a debug build on a loaded 2-core machine
+    /// renders a segment's variants in more than the default 20 s, and only the test of the bound
+    /// is about the bound.
     func startServer(cache: String = "cache", workers: Int = 2, extra: [String] = [], tokenKeyFile: String? = nil,
                      launcher: [String] = []) throws -> ServeProcess {
         try ServeProcess(h, arguments: ["serve", library, "--token-key-file", tokenKeyFile ?? tokenKey, "--listen", "127.0.0.1:0",
-                                        "--cache", cache.hasPrefix("/") ? cache : h.path(cache), "--workers", String(workers)] + extra,
+                                        "--cache", cache.hasPrefix("/") ? cache : h.path(cache), "--workers", String(workers),
+                                        "--max-wait", "300"] + extra,
                          launcher: launcher)
     }
 
