@@ -4,6 +4,7 @@ import PackageDescription
 // Dependency arrows point one way:
 //   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
 //   Animation, Overlay <- LeakTrace (leak tracing on grey frames, no FFmpeg) <- VideoWM
+//   VideoWM <- ServeAccess, ServeCache <- VideoWMServe (`videowm serve`) <- videowm
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -47,9 +48,15 @@ let package = Package(
         // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
         .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
         .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CCrypto", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
-        // `videowm serve`: the HTTP origin, a thin layer over VideoWM (tokens, routes, cache, render pool).
-        .target(name: "VideoWMServe", dependencies: ["VideoWM", "Animation", "CMicroHTTPD", "CProcessGuard"]),
-        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
+        // `videowm serve`'s access control, no HTTP: token keys (a raw key or a JWK Set, by kid), JWS
+        // checks with a leeway, revocations, re-read while the server runs.
+        .target(name: "ServeAccess", dependencies: ["VideoWM"]),
+        // `videowm serve`'s cache folder, no HTTP: write-once files with a record of their length and
+        // digest, locks across processes, eviction, answers from memory when the volume is full.
+        .target(name: "ServeCache", dependencies: ["VideoWM", "CProcessGuard"]),
+        // `videowm serve`: the HTTP origin, a thin layer over VideoWM (routes, render pool, signals, metrics).
+        .target(name: "VideoWMServe", dependencies: ["VideoWM", "ServeAccess", "ServeCache", "Animation", "CMicroHTTPD", "CProcessGuard"]),
+        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "ServeAccess", "ServeCache", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),
@@ -59,9 +66,9 @@ let package = Package(
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata", "TestSupport"]),
         // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation"]),
-        .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "VideoWM", "TestSupport"]),
+        .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "ServeAccess", "ServeCache", "VideoWM", "TestSupport"]),
         .testTarget(name: "LeakTraceTests", dependencies: ["LeakTrace", "Overlay", "Animation", "TestSupport"]),
         // The command line's option declarations against its help pages and the README.
-        .testTarget(name: "CommandLineTests", dependencies: ["videowm", "VideoWMServe"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["videowm", "VideoWMServe", "ServeAccess", "ServeCache"]),
     ]
 )

@@ -1,4 +1,6 @@
 import Overlay
+import ServeAccess
+import ServeCache
 import VideoWM
 import VideoWMServe
 
@@ -46,7 +48,8 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .cannotCreate
     case let error as EncoderError where error.origin == .library:
         return .software
-    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError, is KeyFileError:
+    case is UsageError, is ConfigError, is CSVError, is RequestError, is EncoderError, is RenderError, is KeyFileError,
+         is TokenKeyFileError, is RevocationListError:
         return .usage
     case is InputError:
         return .noInput

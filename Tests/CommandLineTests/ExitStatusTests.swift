@@ -2,6 +2,7 @@ import Foundation
 import Overlay
 import Testing
 import VideoWM
+import ServeCache
 import VideoWMServe
 @testable import videowm
 

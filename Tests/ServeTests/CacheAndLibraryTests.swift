@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import VideoWM
 import Testing
+@testable import ServeCache
 @testable import VideoWMServe
 
 @Suite("serve: cache folder and library")
@@ -43,7 +44,7 @@ struct CacheAndLibraryTests {
         #expect(!FileManager.default.fileExists(atPath: partial))
         #expect(cache.open("l/r/own/s/v/3.m4s") == nil)
         let made = try cache.produce("l/r/own/s/v/3.m4s") { [9, 9] }
-        #expect(made.rendered && made.file.size == 2)
+        #expect(made.rendered && made.item.size == 2)
     }
 
     @Test func aProcessKilledWhileHoldingALockReleasesIt() throws {
@@ -80,6 +81,32 @@ struct CacheAndLibraryTests {
         #expect(lines.count == 1)
         #expect(lines.first?.contains("segment has the wrong type") == true)
         #expect(try fixture.get("/v1/intro/master.m3u8?token=\(try fixture.token())").status == 200)
+    }
+
+    @Test func aLecturesRevisionFollowsEveryFileItsMarksRead() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ServeFixture.makeLecture(named: "a", in: folder)
+        let lecture = folder + "/a"
+        try FileManager.default.createDirectory(atPath: lecture + "/fonts", withIntermediateDirectories: true)
+        func put(_ file: String, _ text: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: lecture + "/" + file)) }
+        try put("logo.png", "a red logo")
+        try put("fonts/Brand.ttf", "a font")
+        try put("marks.json", #"""
+            {"watermarks": [{"text": "{email}", "font": "fonts/Brand.ttf"}, {"image": "logo.png"}, {"image": "https://cdn.example.com/seal.png"},
+                            {"text": "CONFIDENTIAL", "font": "DejaVu Sans"}]}
+            """#)
+        func revision() throws -> String { try LectureDefinition.read(name: "a", folder: lecture, salt: []).revision }
+        let first = try revision()
+        #expect(try revision() == first)
+        try put("logo.png", "a blue logo")
+        let second = try revision()
+        #expect(second != first)
+        try put("fonts/Brand.ttf", "another font")
+        let third = try revision()
+        #expect(third != second)
+        unlink(lecture + "/logo.png")
+        #expect(try revision() != third)  // a missing logo is a change too (indexing then says why)
     }
 
     @Test func readsLectureDefinitions() throws {

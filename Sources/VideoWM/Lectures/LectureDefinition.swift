@@ -199,6 +199,9 @@ extension LectureDefinition {
             throw LectureProblem(file: config, problem: "cannot be read (named by \(file), config)")
         }
         revisionInput += configBytes
+        // The files the marks read (a logo, a font file): replacing one makes a new revision.
+        let marks = try? WatermarkConfig.parse(configBytes, file: config, baseDirectory: (config as NSString).deletingLastPathComponent, warn: { _ in })
+        for read in marks?.localFilesRead ?? [] { revisionInput += FileIdentity(path: read)?.bytes ?? Array("missing \(read)\u{0}".utf8) }
         for (media, field) in [(video, "video")] + captions.enumerated().map({ ($0.element.file, "subtitles[\($0.offset)].file") }) {
             guard let identity = FileIdentity(path: media) else {
                 throw LectureProblem(file: media, problem: "cannot be read (named by \(file), \(field))")

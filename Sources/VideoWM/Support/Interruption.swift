@@ -22,6 +22,13 @@ public enum Interruption {
     /// rather than interrupting the work in progress; a second one exits 130 at once.
     public static func drainOnTermination() { vwm_guard_drain_on_termination() }
 
+    /// For a server: from now on SIGHUP asks it to re-read its files (`reloadRequests` counts
+    /// them) rather than ending it.
+    public static func reloadOnHangup() { vwm_guard_reload_on_hangup() }
+
+    /// SIGHUPs received since `reloadOnHangup` (a server compares it with the count it last saw).
+    public static var reloadRequests: UInt32 { vwm_guard_reload_requests() }
+
     /// Whether a termination signal asked the server to finish and exit (after `drainOnTermination`).
     public static var isDrainRequested: Bool { vwm_guard_drain_signal() != 0 }
 

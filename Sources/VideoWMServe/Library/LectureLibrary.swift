@@ -42,6 +42,11 @@ final class LectureLibrary: @unchecked Sendable {
         }.sorted()
     }
 
+    /// Makes the next lookup of every lecture read its files again (SIGHUP).
+    func recheckAll() {
+        lock.withLock { for name in known.keys { known[name]?.checked = -.infinity } }
+    }
+
     func lookup(_ name: String, now: Double = ConnectionWatchdog.now()) -> Lookup {
         if let cached = lock.withLock({ known[name] }), now - cached.checked < Self.recheckSeconds {
             if let entry = cached.entry { return entry.isBroken ? .broken : .ready(entry) }

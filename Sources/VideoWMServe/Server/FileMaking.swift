@@ -1,4 +1,5 @@
 import Foundation
+import ServeCache
 import VideoWM
 
 /// How a lecture's files are made on the render pool's workers and kept in the cache, for a
@@ -40,45 +41,29 @@ struct FileMaking: Sendable {
     }
 
     /// Makes the file (or finds it made, by this process or another) on a render worker.
-    private func produce(_ key: String, kind: ServerMetrics.RenderKind, failure: String, render: () throws -> [UInt8]) throws -> OpenFile {
+    private func produce(_ key: String, kind: ServerMetrics.RenderKind, failure: String, render: () throws -> [UInt8]) throws -> CacheItem {
         let started = ConnectionWatchdog.now()
-        var renderError: (any Error)?
         do {
-            let made = try cache.produce(key) {
-                do {
-                    return try render()
-                } catch {
-                    renderError = error
-                    throw error
-                }
-            }
+            let made = try cache.produce(key, render: render)
             if made.rendered { metrics.rendered(kind, seconds: ConnectionWatchdog.now() - started) }
-            return made.file
+            return made.item
         } catch {
             metrics.renderFailed()
-            log.event("\(renderError != nil ? "render failed" : "cache failed"): \(failure): \(error)")
+            log.event("render failed: \(failure): \(error)")
             throw error
         }
     }
 
     /// Makes a group's files (or finds them made) on a render worker: each file's by its cache key.
-    private func produceGroup(_ groupKey: String, keys: [String], failure: String, render: () throws -> [[UInt8]]) throws -> [String: OpenFile] {
+    private func produceGroup(_ groupKey: String, keys: [String], failure: String, render: () throws -> [[UInt8]]) throws -> [String: CacheItem] {
         let started = ConnectionWatchdog.now()
-        var renderError: (any Error)?
         do {
-            let made = try cache.produceGroup(groupKey, keys: keys) {
-                do {
-                    return try render()
-                } catch {
-                    renderError = error
-                    throw error
-                }
-            }
+            let made = try cache.produceGroup(groupKey, keys: keys, render: render)
             if made.rendered { metrics.rendered(.group, seconds: ConnectionWatchdog.now() - started) }
-            return Dictionary(zip(keys, made.files)) { first, _ in first }
+            return Dictionary(zip(keys, made.items)) { first, _ in first }
         } catch {
             metrics.renderFailed()
-            log.event("\(renderError != nil ? "render failed" : "cache failed"): \(failure): \(error)")
+            log.event("render failed: \(failure): \(error)")
             throw error
         }
     }
@@ -89,8 +74,8 @@ struct FileMaking: Sendable {
 enum ServeJobProduct: Sendable {
     case copy(any StudentCopy)
     case lecture(any PreparedLecture)
-    case file(OpenFile)
-    case files([String: OpenFile])
+    case file(CacheItem)
+    case files([String: CacheItem])
 }
 
 /// The server's pool: its jobs make `ServeJobProduct`s.
@@ -105,7 +90,7 @@ struct RenderJob: Sendable {
     let work: @Sendable () throws -> ServeJobProduct
 
     /// The file asked for, from what the job made (a file, or a group's files by key).
-    func file(in product: ServeJobProduct) -> OpenFile? {
+    func file(in product: ServeJobProduct) -> CacheItem? {
         switch product {
         case .file(let file): file
         case .files(let files): files[fileKey]

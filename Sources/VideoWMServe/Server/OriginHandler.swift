@@ -1,4 +1,6 @@
 import Foundation
+import ServeAccess
+import ServeCache
 import VideoWM
 
 // The request handling of `videowm serve`, one route at a time, over 300 lines because
@@ -9,13 +11,15 @@ import VideoWM
 /// cached file, or a render made on a worker while the connection waits (suspended).
 final class OriginHandler: HTTPHandler, @unchecked Sendable {
     let library: LectureLibrary
-    let verifier: TokenVerifier
+    let accessControl: AccessControl
     let cache: SegmentCache
     let pool: ServePool
     let preparer: any LecturePreparing
     let metrics: ServerMetrics
     let log: ServerLog
     let playerFolder: String?
+    /// Longest a request waits for a job (a render, an index) before it is answered 503.
+    let maxWaitSeconds: Double
     /// How files are made on the pool's workers into the cache (shared with `LectureWarmer`).
     let making: FileMaking
     weak var daemon: HTTPDaemon?
@@ -23,10 +27,11 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private var draining = false
     private var waiting: [ObjectIdentifier: Delivery] = [:]
 
-    init(library: LectureLibrary, verifier: TokenVerifier, cache: SegmentCache, pool: ServePool, preparer: any LecturePreparing,
-         metrics: ServerMetrics, log: ServerLog, playerFolder: String?) {
+    init(library: LectureLibrary, access: AccessControl, cache: SegmentCache, pool: ServePool, preparer: any LecturePreparing,
+         metrics: ServerMetrics, log: ServerLog, playerFolder: String?, maxWaitSeconds: Double) {
         self.library = library
-        self.verifier = verifier
+        accessControl = access
+        self.maxWaitSeconds = maxWaitSeconds
         self.cache = cache
         self.pool = pool
         self.preparer = preparer
@@ -80,9 +85,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         case .health:
             return .now(lock.withLock({ draining }) ? .text(503, "draining") : .text(200, "ok", headers: [("Cache-Control", "no-store")]))
         case .metrics:
-            let text = metrics.text(queueDepth: pool.queueDepth, busyWorkers: pool.busyWorkers, workers: pool.workerCount,
-                                    cacheBytes: cache.approximateBytes, evictions: cache.evictedFiles,
-                                    slowHeaders: daemon?.slowHeaderCutOffs ?? 0, draining: lock.withLock { draining })
+            let readings = ServerMetrics.Readings(
+                queueDepth: pool.queueDepth, busyWorkers: pool.busyWorkers, workers: pool.workerCount, cacheBytes: cache.approximateBytes,
+                evictions: cache.evictedFiles, damagedFiles: cache.damagedFiles, unstoredFiles: cache.unstoredFiles, cacheVolumeFull: cache.isVolumeFull,
+                slowHeaders: daemon?.slowHeaderCutOffs ?? 0, connections: daemon?.openConnections ?? 0, connectionLimit: daemon?.connectionLimit ?? 0,
+                refusedConnections: daemon?.refusedConnections ?? 0, tokenKeys: accessControl.keyIDs.count, revocations: accessControl.revocationCount,
+                draining: lock.withLock { draining })
+            let text = metrics.text(readings)
             return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
                                      body: .bytes(Array(text.utf8))))
         case .player(let file):
@@ -110,11 +119,21 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private func lecture(_ name: String, _ route: LectureRoute, token: String?, request: HTTPRequest, authorizeOnly: Bool) -> HTTPReply {
         let refuse = { (response: HTTPResponse) in HTTPReply.now(authorizeOnly ? self.forbidden : response) }
         guard case .ready(let entry) = library.lookup(name) else { return refuse(notFound) }
-        guard let token, case .success(let access) = verifier.verify(token, for: name) else { return .now(forbidden) }
+        guard let token else {
+            metrics.tokenRefused(TokenRejection.missing.label)
+            return .now(forbidden)
+        }
+        let admission: AccessControl.Admission
+        switch accessControl.admit(token, to: name) {
+        case .success(let admitted): admission = admitted
+        case .failure(let rejection):
+            metrics.tokenRefused(rejection.label)
+            return .now(rejection == .noMemory ? .text(503, "out of memory", headers: [("Retry-After", "1")]) : forbidden)
+        }
         if let revision = route.revision, revision != entry.definition.revision { return refuse(notFound) }
-        guard let student = verifier.studentName(for: access.variables) else { return .now(.text(503, "out of memory", headers: [("Retry-After", "1")])) }
+        let student = admission.student
         if case .own(_, let owner, _) = route, owner != student { return .now(forbidden) }
-        let request = Authorised(name: name, route: route, token: token, access: access, student: student, entry: entry,
+        let request = Authorised(name: name, route: route, token: token, access: admission.access, student: student, entry: entry,
                                  http: request, authorizeOnly: authorizeOnly)
         if let lecture = entry.readyLecture, let copy = entry.cachedCopy(student: student) {
             return answer(request, lecture, copy)
@@ -132,7 +151,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
                 throw PreparationFailure.lecture
             }
             do {
-                return .copy(try entry.copy(student: student, variables: access.variables, of: lecture))
+                return .copy(try entry.copy(student: student, variables: admission.access.variables, of: lecture))
             } catch {
                 log.event("lecture \(name): a token's variables cannot be used: \(error)")
                 throw PreparationFailure.variables
@@ -204,16 +223,16 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
             renderAhead(served, in: resource.rendition, after: resource)
             let job = renderJob(resource, ownership, served)
-            if let file = cache.open(job.fileKey) {
+            if let item = cache.open(job.fileKey) {
                 metrics.cacheHit()
-                return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
+                return .now(fileResponse(item, resource: resource, ownership: ownership, request: request))
             }
             metrics.cacheMiss()
             return deferred(key: job.poolKey, priority: .request, forFile: true, work: job.work) { [self] outcome, deliver in
                 switch outcome {
                 case .success(let product):
-                    guard let file = job.file(in: product) else { preconditionFailure("a render job makes its files") }
-                    deliver(fileResponse(file, resource: resource, ownership: ownership, request: request))
+                    guard let item = job.file(in: product) else { preconditionFailure("a render job makes its files") }
+                    deliver(fileResponse(item, resource: resource, ownership: ownership, request: request))
                 case .failure(is DrainingError):
                     deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
                 case .failure:
@@ -259,8 +278,9 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 
     // MARK: Deferred answers
 
-    /// An answer that waits for a pool job under `key` (`forFile`: one making a file); a full
-    /// queue answers 503 at once.
+    /// An answer that waits for a pool job under `key` (`forFile`: one making a file) for
+    /// `maxWaitSeconds` at most; a full queue answers 503 at once, a job that takes longer 503
+    /// then (the job carries on, and the client's retry finds its file).
     private func deferred(key: String, priority: ServePool.Priority, forFile: Bool, work: @escaping @Sendable () throws -> ServeJobProduct,
                           then: @escaping @Sendable (ServePool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
         .later(DeferredResponse { [self] deliver in
@@ -273,6 +293,12 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             if admission == .full {
                 metrics.queueFull()
                 guarded(.text(503, "busy", headers: [("Retry-After", retryAfter()), ("Cache-Control", "no-store")] + Self.cors))
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + maxWaitSeconds) { [weak self] in
+                    guard let self, delivery.deliver(.text(503, "still rendering", headers: [("Retry-After", retryAfter()), ("Cache-Control", "no-store")] + Self.cors)) else { return }
+                    lock.withLock { _ = waiting.removeValue(forKey: ObjectIdentifier(delivery)) }
+                    metrics.waitCutShort()
+                }
             }
         })
     }
@@ -313,8 +339,8 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))
     }
 
-    private func fileResponse(_ file: OpenFile, resource: Resource, ownership: ResourceOwnership, request: Authorised) -> HTTPResponse {
-        let etag = "\"\(String(file.size, radix: 16))-\(String(file.modificationNanoseconds, radix: 16))\""
+    private func fileResponse(_ item: CacheItem, resource: Resource, ownership: ResourceOwnership, request: Authorised) -> HTTPResponse {
+        let etag = "\"" + Hex.string(item.digest.prefix(12)) + "\""
         // Shared files may sit in shared caches (keyed by the token-bearing URL, or by path
         // behind a proxy that authorises every request); a student's own stay in their browser.
         // Neither outlives the token that fetched it.
@@ -324,16 +350,24 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         var headers: [(name: String, value: String)] = [("Content-Type", Self.contentType(of: resource)), ("ETag", etag),
                                                         ("Accept-Ranges", "bytes"), ("Cache-Control", cacheControl)] + Self.cors
         if let match = request.http.header("if-none-match"), Self.matches(match, etag) { return HTTPResponse(status: 304, headers: headers) }
-        var range = ByteRange(header: request.http.header("range"), size: file.size)
+        var range = ByteRange(header: request.http.header("range"), size: item.size)
         if let ifRange = request.http.header("if-range"), ifRange != etag { range = .whole }  // RFC 9110 §13.1.5
         switch range {
         case .whole:
-            return HTTPResponse(status: 200, headers: headers, body: .file(file, offset: 0, length: file.size))
+            return HTTPResponse(status: 200, headers: headers, body: Self.body(item, offset: 0, length: item.size))
         case .part(let offset, let length):
-            headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(file.size)"))
-            return HTTPResponse(status: 206, headers: headers, body: .file(file, offset: offset, length: length))
+            headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(item.size)"))
+            return HTTPResponse(status: 206, headers: headers, body: Self.body(item, offset: offset, length: length))
         case .unsatisfiable:
-            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(file.size)"), ("Cache-Control", "no-store")] + Self.cors)
+            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(item.size)"), ("Cache-Control", "no-store")] + Self.cors)
+        }
+    }
+
+    /// Part of a cached file (sent from disk) or of bytes that could not be stored.
+    static func body(_ item: CacheItem, offset: UInt64, length: UInt64) -> HTTPResponse.Body {
+        switch item.body {
+        case .file(let file): .file(file, offset: offset, length: length)
+        case .memory(let bytes): .bytes(Array(bytes[Int(offset)..<Int(offset + length)]))
         }
     }
 

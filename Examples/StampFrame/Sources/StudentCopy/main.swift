@@ -18,6 +18,9 @@ guard arguments.count >= 4 else { fail("usage: StudentCopy VIDEO CONFIG.json OUT
 let (video, configPath, folder) = (arguments[1], arguments[2], arguments[3])
 let variables = ["email": arguments.count > 4 ? arguments[4] : "ada@example.com"]
 
+// FFmpeg's and x264's own logs stay quiet, as the command line keeps them without -v.
+VideoWMLibrary.configureLogging(verbose: false)
+
 do {
     // The lecture: the input indexed, its kind and plan decided, once — for a class of students.
     let definition = LectureDefinition(name: "intro", video: video, marks: .file(configPath), segment: HLSSettings.segmentLength(seconds: 2))

@@ -1,5 +1,5 @@
 /// The base64url alphabet without padding (RFC 4648 §5), as JSON Web Tokens use it (RFC 7515 §2).
-enum Base64URL {
+public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let values: [Int8] = {
         var table = [Int8](repeating: -1, count: 256)
@@ -9,7 +9,7 @@ enum Base64URL {
 
     /// The bytes `text` encodes, or nil when it is not unpadded base64url (padding, other
     /// characters, a length no encoding has, or leftover bits that are not zero).
-    static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 4 != 1 else { return nil }
         var bytes: [UInt8] = []
@@ -31,7 +31,7 @@ enum Base64URL {
         return bytes
     }
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var text: [UInt8] = []
         var index = 0
         while index < bytes.count {
