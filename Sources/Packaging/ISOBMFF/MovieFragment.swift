@@ -17,11 +17,18 @@ struct MovieFragment {
         let childIndex: Int
         let trackID: UInt32
         let baseDecodeTime: UInt64?
-        /// Each sample's bytes in the segment, and its duration.
-        var samples: [(range: Range<Int>, duration: UInt32)]
+        var samples: [FragmentSample]
         let location: String
         /// Whether the fragment carries Common Encryption boxes already.
         let isEncrypted: Bool
+    }
+
+    /// One sample of a track run: its bytes in the segment, duration and composition offset (presentation minus
+    /// decode time), in the track's timescale.
+    struct FragmentSample {
+        var range: Range<Int>
+        var duration: UInt32
+        var compositionOffset: Int64
     }
 
     static func fragments(in bytes: [UInt8], tracks: [TrackDescription]) throws(MP4StructureError) -> [MovieFragment] {
@@ -69,7 +76,7 @@ struct MovieFragment {
             baseDecodeTime = tfdt.version == 1 ? try reader.u64() : UInt64(try reader.u32())
         }
 
-        var samples: [(range: Range<Int>, duration: UInt32)] = []
+        var samples: [FragmentSample] = []
         var next = moofStart
         for (n, trun) in traf.children("trun").enumerated() {
             let trunLocation = location + "/trun" + (n > 0 ? "[\(n + 1)]" : "")
@@ -91,11 +98,13 @@ struct MovieFragment {
                 let duration = trunFlags & 0x100 != 0 ? try reader.u32() : defaultDuration
                 let size = Int(trunFlags & 0x200 != 0 ? try reader.u32() : defaultSize)
                 if trunFlags & 0x400 != 0 { try reader.skip(4) }
-                if trunFlags & 0x800 != 0 { try reader.skip(4) }
+                let offset = trunFlags & 0x800 != 0 ? try reader.u32() : 0
+                // Signed in version 1; read so in version 0 too, where writers put small negatives and never 2^31.
+                let compositionOffset = Int64(Int32(bitPattern: offset))
                 guard next >= 0, size <= segmentSize - next else {
                     throw .malformed(trunLocation, "sample \(samples.count + 1) (\(size) bytes at offset \(next)) lies outside the segment")
                 }
-                samples.append((next..<next + size, duration))
+                samples.append(FragmentSample(range: next..<next + size, duration: duration, compositionOffset: compositionOffset))
                 next += size
             }
         }

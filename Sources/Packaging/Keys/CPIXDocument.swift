@@ -90,6 +90,14 @@ enum CPIXDocument {
                 guard signaling.pssh?.systemID == systemID else { throw malformed("\(place): the PSSH box is another system's") }
             }
             signaling.contentProtectionData = try text(try decoded("ContentProtectionData"), "ContentProtectionData")
+            if let markup = signaling.contentProtectionData {
+                // It goes into the MPD as is: it must be XML elements, with no prefix the MPD does not declare.
+                let wrapped = "<x xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:cenc=\"\(ContentProtection.cencNamespace)\" "
+                    + "xmlns:mspr=\"\(ContentProtection.playReadyNamespace)\">\(markup)</x>"
+                if case .failure(let error) = XMLNode.parse(Array(wrapped.utf8)) {
+                    throw malformed("\(place): ContentProtectionData is \(error.description)")
+                }
+            }
             signaling.uriExtXKey = try text(try decoded("URIExtXKey"), "URIExtXKey")
             for hls in element.elements("HLSSignalingData", in: namespace) {
                 guard let bytes = Base64.bytes(hls.trimmedText), let line = try text(bytes, "HLSSignalingData") else {
