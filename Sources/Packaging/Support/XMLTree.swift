@@ -54,8 +54,10 @@ final class XMLNode {
         parser.shouldResolveExternalEntities = false
         let builder = TreeBuilder(parser: parser)
         parser.delegate = builder
-        guard parser.parse(), let root = builder.root else {
-            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "no root element"
+        let parsed = parser.parse()
+        guard parsed, builder.failure == nil, parser.parserError == nil, builder.isBalanced, let root = builder.root else {
+            let reason = (builder.failure ?? parser.parserError).map { ($0 as NSError).localizedDescription }
+                ?? (builder.isBalanced ? "no root element" : "an element is not closed")
             return .failure(XMLReadError(line: parser.lineNumber, reason: reason))
         }
         return .success(root)
@@ -75,6 +77,11 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     private(set) var root: XMLNode?
     private var stack: [XMLNode] = []
     private var pendingPrefixes: [String: String] = [:]
+    private(set) var failure: Error?
+    /// Every element opened was closed, in order.
+    private(set) var isBalanced = true
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { failure = failure ?? parseError }
 
     init(parser: XMLParser) { self.parser = parser }
 
@@ -95,7 +102,12 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+        if stack.last?.name != elementName { isBalanced = false }
         _ = stack.popLast()
+    }
+
+    func parserDidEndDocument(_ parser: XMLParser) {
+        if !stack.isEmpty { isBalanced = false }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { stack.last?.addText(string) }
