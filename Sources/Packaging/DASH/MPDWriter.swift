@@ -107,7 +107,8 @@ extension MediaPresentationDescription {
         let milliseconds = Int((seconds * 1000 - 1e-6).rounded(.up))
         let whole = milliseconds / 1000
         let fraction = milliseconds % 1000
-        return fraction == 0 ? "PT\(whole)S" : "PT\(whole).\(String(format: "%03d", fraction))S"
+        let digits = String(fraction)
+        return fraction == 0 ? "PT\(whole)S" : "PT\(whole).\(String(repeating: "0", count: 3 - digits.count) + digits)S"
     }
 }
 

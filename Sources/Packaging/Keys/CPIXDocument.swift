@@ -1,5 +1,3 @@
-import CCrypto
-
 /// Reads a DASH-IF CPIX document (Content Protection Information Exchange Format, versions 2.x): the XML a DRM key
 /// service hands a packager.
 ///
@@ -48,7 +46,7 @@ enum CPIXDocument {
                 throw malformed("\(place): Data/Secret has no PlainValue")
             }
             guard var key = Base64.bytes(plain.trimmedText) else { throw malformed("\(place): PlainValue is not base64") }
-            defer { OPENSSL_cleanse(&key, key.count) }
+            defer { SecureMemory.wipe(&key) }
             guard key.count == ContentKey.byteCount else {
                 throw malformed("\(place): the key has \(key.count) bytes, 16 expected (AES-128)")
             }

@@ -1,8 +1,6 @@
-import CCrypto
-
 /// A 128-bit AES content key and its key ID.
 ///
-/// The key's bytes live in memory this object owns and wipes when it goes (`OPENSSL_cleanse`), never in a `String`:
+/// The key's bytes live in memory this object owns and wipes when it goes (`SecureMemory`), never in a `String`:
 /// its description, debug description and mirror name only its key ID and file, so no log line or error can show it.
 public final class ContentKey: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable, @unchecked Sendable {
     // Written once in init, then only read: safe to share between threads.
@@ -27,18 +25,13 @@ public final class ContentKey: CustomStringConvertible, CustomDebugStringConvert
     }
 
     deinit {
-        OPENSSL_cleanse(storage.baseAddress, storage.count)
+        SecureMemory.wipe(storage)
         storage.deallocate()
     }
 
     /// The key's bytes, for the cipher that uses them; they stay inside the call.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
         try body(UnsafeBufferPointer(storage))
-    }
-
-    /// Whether `other` holds the same key bytes (constant time).
-    public func hasSameBytes(as other: ContentKey) -> Bool {
-        CRYPTO_memcmp(storage.baseAddress, other.storage.baseAddress, Self.byteCount) == 0
     }
 
     public var description: String { "content key \(keyID)" + (file.map { " from \($0)" } ?? "") }

@@ -1,4 +1,3 @@
-import CCrypto
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,7 +64,7 @@ public struct ContentKeySet: Sendable {
     /// token key and the watermark key are), holding a `KID:KEY` line or a CPIX document.
     public static func read(fromFile path: String) throws(ContentKeyFileError) -> ContentKeySet {
         var bytes = try readProtectedFile(path)
-        defer { OPENSSL_cleanse(&bytes, bytes.count) }
+        defer { SecureMemory.wipe(&bytes) }
         return try parse(bytes, file: path)
     }
 
@@ -84,7 +83,7 @@ public struct ContentKeySet: Sendable {
     private static func parseKeyLine(_ bytes: ArraySlice<UInt8>, file: String) throws(ContentKeyFileError) -> ContentKeySet {
         func malformed(_ detail: String) -> ContentKeyFileError { ContentKeyFileError(file: file, problem: .malformed(detail)) }
         var text = Array(bytes)
-        defer { OPENSSL_cleanse(&text, text.count) }
+        defer { SecureMemory.wipe(&text) }
         while let last = text.last, [0x0A, 0x0D, 0x20, 0x09].contains(last) { text.removeLast() }
         guard !text.isEmpty else { throw malformed("the file is empty; expected one line KID:KEY (32 hex digits each) or a CPIX document") }
         guard !text.contains(0x0A) else { throw malformed("more than one line; expected one line KID:KEY (32 hex digits each)") }
@@ -100,7 +99,7 @@ public struct ContentKeySet: Sendable {
         }
         let keyID = KeyID(bytes: try hexDigits(parts[0], "key ID"))!
         var key = try hexDigits(parts[1], "key")
-        defer { OPENSSL_cleanse(&key, key.count) }
+        defer { SecureMemory.wipe(&key) }
         return ContentKeySet(keys: [ContentKey(keyID: keyID, bytes: key, file: file)], file: file)
     }
 
@@ -126,13 +125,13 @@ public struct ContentKeySet: Sendable {
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno
-                OPENSSL_cleanse(&buffer, buffer.count)
+                SecureMemory.wipe(&buffer)
                 throw fail(.unreadable(errno: code))
             }
             count += n
         }
         let bytes = Array(buffer[..<min(count, Int(info.st_size))])
-        OPENSSL_cleanse(&buffer, buffer.count)
+        SecureMemory.wipe(&buffer)
         return bytes
     }
 }
