@@ -244,6 +244,42 @@ struct PackagingEndToEndTests {
         }
     }
 
+    @Test("a presentation without ladder (video and audio in each segment) encrypted in place: ffmpeg's HLS reader decrypts cenc and cbcs to every frame, Chromium plays the cenc one")
+    func muxedSegmentsEncrypted() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", seconds: 4, extra: ["-x264-params", "bframes=2:keyint=30"])
+        let config = try h.write("c.json", Self.config)
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        let r = try h.videowm("transcode", input, h.path("out/lecture.m3u8"), "-c", config, "--var", "email=ada@example.com", "--segment", "1")
+        try #require(r.status == 0, "\(r.stderr)")
+        let (_, keys) = try Self.keyFile(h)
+        let (lines, map, segments) = try HLSTests.read(h.path("out/lecture.m3u8"))
+        let initialization = try #require(map)
+        for scheme in EncryptionScheme.allCases {
+            let folder = h.path(scheme.rawValue)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let protected = try CommonEncryption(scheme: scheme, keys: keys).protect(initialization: try Self.bytes(h.path("out/\(initialization)")))
+            #expect(protected.tracks.compactMap(\.protection).count == 2)
+            try Data(protected.initialization).write(to: URL(fileURLWithPath: "\(folder)/\(initialization)"))
+            for name in segments {
+                try Data(try protected.encrypt(segment: try Self.bytes(h.path("out/\(name)")))).write(to: URL(fileURLWithPath: "\(folder)/\(name)"))
+            }
+            let playlist = try h.write("\(scheme.rawValue)/lecture.m3u8", lines.joined(separator: "\n") + "\n")
+            for stream in ["v:0", "a:0"] {
+                let clear = try Self.frames(h, h.path("out/lecture.m3u8"), stream: stream)
+                let decrypted = try Self.frames(h, playlist, stream: stream, options: ["-seg_format_options", "decryption_key=\(Self.key)"])
+                #expect(clear.lines.count >= 120 && decrypted.errors.isEmpty && decrypted.lines == clear.lines, "\(scheme) \(stream): \(decrypted.errors)")
+            }
+            guard scheme == .cenc else { continue }
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("scripts/play-in-chromium").path
+            let played = try h.run(script, [playlist, "--hls", "--clearkey", "\(Self.keyID):\(Self.key)", "--timeout", "90"])
+            try #require(played.status != 2, "Chromium is not installed: \(played.stderr)")
+            #expect(played.status == 0 && played.stdout.contains("\"frames\": 120"), "\(played.stdout) \(played.stderr)")
+        }
+    }
+
     @Test("HLS AES-128: ffmpeg plays the playlist with EXT-X-KEY (key file outside the folder, derived IVs) to every frame; a segment alone is not decodable")
     func aes128Presentation() throws {
         let h = try Harness()
