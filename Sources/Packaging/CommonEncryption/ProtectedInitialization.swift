@@ -36,7 +36,7 @@ public struct ProtectedInitialization: Sendable {
         for f in fragments.indices {
             for trackFragment in fragments[f].trackFragments {
                 guard let track = tracks.first(where: { $0.trackID == trackFragment.trackID }),
-                      let protection = track.protection, let key = keys[track.trackID] else { continue }
+                      let protection = track.protection, let key = keys[track.trackID], !trackFragment.samples.isEmpty else { continue }
                 if trackFragment.isEncrypted {
                     throw MP4StructureError.unsupported(trackFragment.location, "the track fragment is encrypted already (senc, saiz or saio)")
                 }

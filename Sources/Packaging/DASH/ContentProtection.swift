@@ -1,3 +1,5 @@
+import Foundation
+
 /// A DASH `ContentProtection` descriptor (ISO/IEC 23009-1 §5.8.4.1, ISO/IEC 23001-7 §11, DASH-IF IOP §7): either
 /// the scheme-wide one (`urn:mpeg:dash:mp4protection:2011`, its value the scheme, with `cenc:default_KID`) or one per
 /// DRM system (`urn:uuid:<SystemID>`, with its `cenc:pssh` and licence URL).
@@ -74,14 +76,13 @@ public enum ClearKeyLicence {
         return Array("{\"keys\":[\(entries.joined(separator: ","))],\"type\":\"temporary\"}".utf8)
     }
 
-    /// The key IDs a licence request names, nil when it is not one.
+    /// The key IDs a licence request names (`{"kids": [base64url…]}`), nil when it is not one.
     public static func requestedKeyIDs(_ request: [UInt8]) -> [KeyID]? {
-        guard let text = String(validating: request, as: UTF8.self), let open = text.range(of: "\"kids\"") else { return nil }
-        guard let start = text[open.upperBound...].firstIndex(of: "["), let end = text[start...].firstIndex(of: "]") else { return nil }
-        let items = text[text.index(after: start)..<end].split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(request)) as? [String: Any],
+              let kids = object["kids"] as? [String] else { return nil }
         var ids: [KeyID] = []
-        for item in items where item.count >= 2 {
-            guard let bytes = fromBase64URL(String(item.dropFirst().dropLast())), let id = KeyID(bytes: bytes) else { return nil }
+        for kid in kids {
+            guard let bytes = fromBase64URL(kid), let id = KeyID(bytes: bytes) else { return nil }
             ids.append(id)
         }
         return ids
