@@ -81,8 +81,8 @@ struct MPDTests {
         #expect(timeline == [TimelineEntry(start: 100, duration: 100, repeatCount: 2), TimelineEntry(start: 450, duration: 100, repeatCount: 1),
                              TimelineEntry(duration: 20)])
         #expect(TimelineEntry.segments(of: timeline).map(\.start) == [100, 200, 300, 450, 550, 650])
-        #expect(MediaPresentationDescription.duration(0.30000000000000004) == "PT0.300S")
-        #expect(MediaPresentationDescription.duration(12.3456) == "PT12.346S")
+        #expect(MediaPresentationDescription.xsDuration(0.30000000000000004) == "PT0.300S")
+        #expect(MediaPresentationDescription.xsDuration(12.3456) == "PT12.346S")
         #expect(MediaPresentationDescription.seconds("PT1H2M3.5S") == 3723.5 && MediaPresentationDescription.seconds("P1DT1S") == 86401)
         #expect(MediaPresentationDescription.seconds("P1Y") == nil)
     }

@@ -4,15 +4,15 @@
 ///   rest — for `cenc` only whole 16-byte blocks of it (the misaligned bytes stay clear, in front);
 /// - every other NAL unit (parameter sets, SEI, delimiters) is clear, its bytes added to the next run's clear part;
 /// - a clear part longer than 65 535 bytes (`BytesOfClearData` is 16 bits) is split with empty protected parts.
-/// Parameter sets found in the sample update the table slice headers are read with.
+/// Parameter sets found in a sample update the table later slice headers are read with (`avc3` streams carry them
+/// in band, in the segment's first sample).
 struct H264Subsamples {
     let scheme: EncryptionScheme
     let nalLengthSize: Int
     var parameterSets: H264ParameterSets
 
-    func subsamples(of bytes: [UInt8], range: Range<Int>, location: String) throws(MP4StructureError) -> [Subsample] {
+    mutating func subsamples(of bytes: [UInt8], range: Range<Int>, location: String) throws(MP4StructureError) -> [Subsample] {
         var runs = SubsampleRuns()
-        var sets = parameterSets
         var at = range.lowerBound
         while at < range.upperBound {
             guard range.upperBound - at >= nalLengthSize else { throw .malformed(location, "a NAL unit length prefix runs past the sample") }
@@ -29,7 +29,7 @@ struct H264Subsamples {
             }
             let type = bytes[start] & 0x1F
             if type == 1 || type == 5 {
-                var clear = try H264SliceHeader.clearLength(of: bytes, range: nal, parameterSets: sets, location: location)
+                var clear = try H264SliceHeader.clearLength(of: bytes, range: nal, parameterSets: parameterSets, location: location)
                 var protected = length - clear
                 if scheme.alignsProtectedRanges {
                     clear += protected % AESCipher.blockSize
@@ -37,7 +37,7 @@ struct H264Subsamples {
                 }
                 runs.add(clear: nalLengthSize + clear, protected: protected)
             } else {
-                try sets.read(nalUnit: bytes, range: nal, location: location)
+                try parameterSets.read(nalUnit: bytes, range: nal, location: location)
                 runs.add(clear: nalLengthSize + length, protected: 0)
             }
             at = nal.upperBound

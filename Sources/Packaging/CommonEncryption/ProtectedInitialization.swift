@@ -41,7 +41,7 @@ public struct ProtectedInitialization: Sendable {
                     throw MP4StructureError.unsupported(trackFragment.location, "the track fragment is encrypted already (senc, saiz or saio)")
                 }
                 let cipher = try SampleCipher(scheme: scheme, pattern: protection.pattern, key: key, encrypting: true)
-                let splitter = track.avc.map { H264Subsamples(scheme: scheme, nalLengthSize: $0.nalLengthSize, parameterSets: $0.parameterSets) }
+                var splitter = track.avc.map { H264Subsamples(scheme: scheme, nalLengthSize: $0.nalLengthSize, parameterSets: $0.parameterSets) }
                 var entries: [SampleEncryptionEntry] = []
                 entries.reserveCapacity(trackFragment.samples.count)
                 for sample in trackFragment.samples {

@@ -13,11 +13,11 @@ extension MediaPresentationDescription {
             root.append(("xmlns:mspr", ContentProtection.playReadyNamespace))
         }
         root += [("profiles", effectiveProfiles.joined(separator: ",")), ("type", "static"),
-                 ("mediaPresentationDuration", Self.duration(duration)), ("minBufferTime", Self.duration(minimumBufferTime))]
+                 ("mediaPresentationDuration", Self.xsDuration(duration)), ("minBufferTime", Self.xsDuration(minimumBufferTime))]
         out.open("MPD", root)
         if let baseURL { out.element("BaseURL", text: baseURL) }
         for period in periods {
-            out.open("Period", [("id", period.id), ("start", period.start.map(Self.duration))])
+            out.open("Period", [("id", period.id), ("start", period.start.map(Self.xsDuration))])
             for set in period.adaptationSets { write(set, into: &out) }
             out.close("Period")
         }
@@ -102,7 +102,7 @@ extension MediaPresentationDescription {
     }
 
     /// An xs:duration of seconds, to the millisecond (`PT12.345S`), rounded up so a player never stops a frame early.
-    static func duration(_ seconds: Double) -> String {
+    static func xsDuration(_ seconds: Double) -> String {
         // Less a microsecond first: 0.30000000000000004 s is 300 ms, not 301.
         let milliseconds = Int((seconds * 1000 - 1e-6).rounded(.up))
         let whole = milliseconds / 1000
