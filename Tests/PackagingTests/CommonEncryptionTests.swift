@@ -249,6 +249,34 @@ struct CommonEncryptionTests {
         }
     }
 
+    @Test("a CPIX key set: video and audio each take their usage rule's key, cbcs its explicitIV, the CPIX system's pssh joins Clear Key's; decrypts with the set")
+    func cpixKeys() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let keys = try ContentKeySet.parse(Array(ContentKeyFileTests.cpix().utf8), file: "keys.xml")
+        let encrypted = try Self.encrypt(.cbcs, scratch, keys: keys)
+        let ids = encrypted.protected.tracks.map { $0.protection?.keyID.uuidString }
+        #expect(ids == [ContentKeyFileTests.videoKID, ContentKeyFileTests.audioKID])
+        #expect(encrypted.protected.tracks[0].protection?.constantIV == Array(32..<48))
+        let (_, pssh) = try Self.entries(encrypted.protected.initialization)
+        #expect(pssh.map(\.systemID) == [.clearKey, .commonSystem, .widevine])
+        #expect(pssh[0].keyIDs.map(\.uuidString) == [ContentKeyFileTests.videoKID, ContentKeyFileTests.audioKID])
+        let decryption = try CommonDecryption(initialization: encrypted.protected.initialization, keys: keys)
+        for (clear, protected) in zip(encrypted.clear.segments, encrypted.segments) {
+            #expect(try decryption.decrypt(segment: protected) == clear)
+        }
+        // The MPD's descriptors for the video key: the scheme's, Clear Key's, then Widevine's with the CPIX markup.
+        let descriptors = ContentProtection.descriptors(scheme: .cbcs, keyID: keys.keys[0].keyID, keys: keys, clearKeyLicenceURL: nil)
+        #expect(descriptors.map(\.schemeIDURI) == ["urn:mpeg:dash:mp4protection:2011", "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e",
+                                                    "urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"])
+        let xml = MediaPresentationDescription(duration: 1, periods: [Period(adaptationSets: [
+            AdaptationSet(contentType: .video, mimeType: "video/mp4", contentProtections: descriptors, representations: [Representation(id: "v", bandwidth: 1)]),
+        ])]).xml
+        #expect(xml.contains("<cenc:pssh>") && (try? MediaPresentationDescription(parsing: Array(xml.utf8))) != nil)
+        // A key set without the audio key cannot decrypt this init.
+        #expect(throws: MP4StructureError.self) { try CommonDecryption(initialization: encrypted.protected.initialization, keys: TestKeys.keySet()) }
+    }
+
     @Test("what cannot be encrypted is refused in one line: HEVC, an encrypted init or segment, bytes that are not fMP4")
     func refusals() throws {
         let scratch = try Scratch()
