@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// The packaging layer over what `videowm transcode` writes today, before the backbone drives it (issue 42): a
-/// ladder's HLS files described by our MPD writer and decoded by FFmpeg's DASH reader to the HLS frames; the same
+/// ladder's HLS files described by our MPD writer, decoded by FFmpeg's DASH reader to the HLS frames and played by
+/// video.js in Chromium; the same
 /// files encrypted with `cenc` and `cbcs` (FFmpeg with and without the key, Chromium's Clear Key through EME) and with
 /// HLS AES-128 (FFmpeg through the playlist's key URI).
 @Suite("Packaging the CLI's presentations: DASH, Common Encryption, HLS AES-128", .serialized)
@@ -140,7 +141,7 @@ struct PackagingEndToEndTests {
 
     static let captions = "WEBVTT\n\n00:00:00.500 --> 00:00:02.000\nHello\n"
 
-    @Test("an MPD over the ladder's own init and media segment files decodes with ffmpeg -xerror to the HLS renditions' frames")
+    @Test("an MPD over the ladder's own init and media segment files decodes with ffmpeg -xerror to the HLS renditions' frames; video.js plays it across a switch")
     func dashOverTheSameFiles() throws {
         let h = try Harness()
         defer { h.cleanUp() }
@@ -161,6 +162,14 @@ struct PackagingEndToEndTests {
         let hlsAudio = try Self.frames(h, (ladder.folder as NSString).appendingPathComponent(ladder.audio.playlist), stream: "a:0")
         #expect(hlsAudio.lines.count > 150)
         #expect(try Self.frames(h, mpdPath, stream: "a:0").lines == hlsAudio.lines)
+        // video.js (VHS, from PyPI's js.videojs) plays the MPD in Chromium to its end across a forced switch from the
+        // 120-line Representation to the 240-line one, the WebVTT sidecar's cue loaded.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/play-in-chromium").path
+        let played = try h.run(script, [mpdPath, "--dash", "--timeout", "90"])
+        try #require(played.status != 2, "Chromium or js.videojs is not installed: \(played.stderr)")
+        #expect(played.status == 0 && played.stdout.contains("\"heights\": [120, 240]") && played.stdout.contains("\"text\": \"Hello\""),
+                "\(played.stdout) \(played.stderr)")
         // Our reader lists what the MPD offers.
         let read = try MediaPresentationDescription(parsing: try Self.bytes(mpdPath), file: mpdPath)
         #expect(read.representationSummaries.count == 4)
