@@ -5,6 +5,7 @@ import PackageDescription
 //   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
 //   Animation, Overlay <- LeakTrace (leak tracing on grey frames, no FFmpeg) <- VideoWM
 //   VideoWM <- ServeAccess, ServeCache <- VideoWMServe (`videowm serve`) <- videowm
+//   Packaging (DASH manifests, Common Encryption, HLS AES-128: pure Swift over libcrypto, no FFmpeg, nothing of VideoWM)
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "Animation", targets: ["Animation"]),
         .library(name: "LeakTrace", targets: ["LeakTrace"]),
         .library(name: "VideoWMServe", targets: ["VideoWMServe"]),
+        .library(name: "Packaging", targets: ["Packaging"]),
     ],
     targets: [
         // libavformat, libavcodec, libswscale, libswresample and libavutil in one module: see Sources/CFFmpeg/shim.h.
@@ -42,6 +44,9 @@ let package = Package(
         .target(name: "CProcessGuard"),
 
         .target(name: "Animation"),
+        // Delivery packaging over finished CMAF segments: content keys (KID:KEY files, CPIX), Common Encryption
+        // (cenc, cbcs) as a transform of init and media segment bytes, HLS AES-128, DASH MPDs written and read.
+        .target(name: "Packaging", dependencies: ["CCrypto"]),
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
@@ -64,8 +69,9 @@ let package = Package(
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
         .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata", "TestSupport"]),
+        .testTarget(name: "PackagingTests", dependencies: ["Packaging", "TestSupport"]),
         // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation", "Packaging"]),
         .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "ServeAccess", "ServeCache", "VideoWM", "TestSupport"]),
         .testTarget(name: "LeakTraceTests", dependencies: ["LeakTrace", "Overlay", "Animation", "TestSupport"]),
         // The command line's option declarations against its help pages and the README.
