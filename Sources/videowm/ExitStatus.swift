@@ -2,7 +2,7 @@ import Overlay
 import VideoWM
 import VideoWMServe
 
-/// Process exit codes, from BSD's sysexits.h, as docs/contract.md lists them.
+/// Process exit codes, from BSD's sysexits.h, as docs/design/contract.md lists them.
 enum ExitStatus: Int32, Sendable, Comparable {
     case success = 0
     /// `trace` identified no row (its report is printed; not an error).

@@ -2,14 +2,14 @@ import Foundation
 import Overlay
 
 extension BatchRunner {
-    /// The rows writing ladders (`--ladder`/`--subtitles`, docs/hls.md §15): the lecture prepared
+    /// The rows writing ladders (`--ladder`/`--subtitles`, docs/design/hls.md §15): the lecture prepared
     /// once (`LectureLadder`: the input indexed, the ladder resolved, captions read), rows written
     /// `-j` at a time in one pass over the input each, and every file students share — each
     /// rendition's unmarked segments and initialization segment, audio, captions and their
     /// playlists — in the shared folder (`--shared-segments`, else `shared-segments` beside the
     /// outputs), made once per run and stored once.
     ///
-    /// With a variant layer (issue 29, docs/variant-marks.md §6): every rendition encoded and cut
+    /// With a variant layer (issue 29, docs/design/variant-marks.md §6): every rendition encoded and cut
     /// every period, each segment's q variants of every rendition rendered once and shared (the
     /// segment decoded once for all of them), each row's codeword derived from the key as a
     /// single-rendition batch derives it, its playlists listing its codeword's variant in every

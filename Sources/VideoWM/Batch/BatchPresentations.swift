@@ -17,7 +17,7 @@ extension BatchRow {
 }
 
 extension BatchRunner {
-    /// The rows writing HLS presentations (docs/hls.md §11): the input indexed once
+    /// The rows writing HLS presentations (docs/design/hls.md §11): the input indexed once
     /// (`PresentationSource`); every row's rendering decided before any is written (so
     /// `--render smart` refuses up front); rows of one rendering written `-j` at a time, each
     /// segment's packets read once and its GOPs decoded once for the rows that re-encode it.

@@ -2,7 +2,7 @@ import Foundation
 import Overlay
 
 extension BatchRunner {
-    /// The rows of a lecture with a variant layer, HLS presentations or MP4 files (docs/variant-marks.md
+    /// The rows of a lecture with a variant layer, HLS presentations or MP4 files (docs/design/variant-marks.md
     /// §6–§8): the input indexed once and cut every `seconds` (the `encoded` plan, one period a
     /// segment); the q variants of every segment rendered once and stored in the shared folder;
     /// each row's codeword derived from the key, the lecture and the row's student name, its

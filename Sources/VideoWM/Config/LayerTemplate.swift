@@ -12,7 +12,7 @@ public struct LayerTemplate: Sendable {
 
     public enum AnimationKind: String, Sendable { case pingPong, random }
 
-    /// A variant layer's `variants` object (docs/variant-marks.md §2): `count` phases of the tile,
+    /// A variant layer's `variants` object (docs/design/variant-marks.md §2): `count` phases of the tile,
     /// one per period of `periodSeconds`, chosen per student by a code keyed to `lecture` and
     /// `student`.
     public struct VariantSpec: Sendable {

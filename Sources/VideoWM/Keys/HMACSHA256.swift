@@ -4,7 +4,7 @@ import CCrypto
 /// `authenticationCode(for:key:)`, or streaming (`init(key:)`, `update`, `finalize`).
 ///
 /// One owning object per EVP_MAC_CTX. libcrypto is in the process already (FFmpeg's libraries
-/// load it), so linking it costs nothing; docs/architecture.md ("Keys") says why not libavutil's `av_hmac`.
+/// load it), so linking it costs nothing; docs/design/architecture.md ("Keys") says why not libavutil's `av_hmac`.
 public final class HMACSHA256 {
     /// Bytes in a code (and in SHA-256's output).
     public static let byteCount = 32

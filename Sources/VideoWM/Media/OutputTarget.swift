@@ -183,7 +183,7 @@ struct Container: Sendable, Equatable {
     /// H.264/HEVC are stored Annex B with their parameter sets in band (MPEG-TS).
     var storesAnnexB: Bool { family == .mpegts }
 
-    /// Smart rendering's splices were checked in these (docs/smart-rendering.md).
+    /// Smart rendering's splices were checked in these (docs/design/smart-rendering.md).
     var isSpliceable: Bool {
         switch family {
         case .mp4: muxerName == "mp4" || muxerName == "mov"

@@ -36,7 +36,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         }
     }
 
-    /// Smart rendering splices this codec's GOPs (docs/smart-rendering.md: AV1 is rendered in full).
+    /// Smart rendering splices this codec's GOPs (docs/design/smart-rendering.md: AV1 is rendered in full).
     var isSpliceable: Bool { self != .av1 }
 
     /// Whether pictures are made of NAL units (H.264, HEVC), which carry parameter sets and types.

@@ -56,7 +56,7 @@ public struct EncodeSettings: Sendable, Equatable {
         codec ?? target.container.defaultVideoCodec
     }
 
-    /// These settings for a lecture with a variant layer (docs/variant-marks.md §6), whose every
+    /// These settings for a lecture with a variant layer (docs/design/variant-marks.md §6), whose every
     /// segment is re-encoded, as a student's own segments and as the shared variants: without
     /// B-frames. A student's own segments then cost what the spans of a batch without the layer
     /// cost (smart rendering's spans are encoded without B-frames, to splice between the input's

@@ -2,7 +2,7 @@ import Animation
 import Foundation
 import Overlay
 
-/// An HLS lecture whose config has a variant layer (docs/variant-marks.md §6–§8): the
+/// An HLS lecture whose config has a variant layer (docs/design/variant-marks.md §6–§8): the
 /// `encoded` plan cut every `seconds` (a period is a segment), each segment's q variants
 /// rendered once for the whole class (the variant layer alone, variant k all along) and
 /// shared, and each student's row re-encoding only the segments its own marks show in (without

@@ -2,7 +2,7 @@ import Animation
 import Foundation
 import Overlay
 
-/// A lecture prepared for a ladder of renditions (docs/hls.md §15): the input indexed once
+/// A lecture prepared for a ladder of renditions (docs/design/hls.md §15): the input indexed once
 /// (`PresentationSource`), the ladder resolved against it, the captions read and checked, and
 /// every file all students share — each rendition's unmarked segments and initialization
 /// segment, the audio renditions, the WebVTT captions — made the same way for everyone.
@@ -17,7 +17,7 @@ import Overlay
 /// - Audio: one rendition per audio stream (copied when fMP4 holds it, else encoded once),
 ///   segmented at the video's cuts; captions: one WebVTT rendition per text track.
 /// - One media timeline for every track of every rendition (`timelineOrigin`), no edit lists.
-/// - With a variant layer (issue 29, docs/variant-marks.md §6): every rendition is encoded (no
+/// - With a variant layer (issue 29, docs/design/variant-marks.md §6): every rendition is encoded (no
 ///   segment can be the input's packets: the layer shows in all), cut every period, and a
 ///   segment's shared files are its q variants of each rendition (`sharedVariants`), padded to
 ///   one size; a student lists their codeword's variant in every rendition alike.

@@ -3,7 +3,7 @@ import Foundation
 import LeakTrace
 import Overlay
 
-/// What a leak's variant layer says (docs/variant-marks.md §4–§5): which rows' codewords explain
+/// What a leak's variant layer says (docs/design/variant-marks.md §4–§5): which rows' codewords explain
 /// the variants its periods show, each with a false-accusation probability bounded for this leak.
 public struct VariantTraceVerdict: Sendable {
     public struct Row: Sendable {

@@ -127,7 +127,7 @@ public struct Transcoder {
                                 render: row.outcome)
     }
 
-    /// An `.m3u8` output with renditions (docs/hls.md §15): the lecture prepared (`LectureLadder`),
+    /// An `.m3u8` output with renditions (docs/design/hls.md §15): the lecture prepared (`LectureLadder`),
     /// the one student's ladder written in one pass, every file beside the multivariant playlist.
     private func writeLadder(_ options: LadderOptions, to target: OutputTarget) throws -> TranscodeSummary {
         let folder = try LadderFolder(multivariant: target.path, overwrite: overwrite, inputs: [input] + options.subtitles.map(\.file),

@@ -4,7 +4,7 @@ import Overlay
 /// One student's copy made alone (`transcode`) from a config with a variant layer: every frame
 /// rendered, the layer drawing, period by period, the variant of the student's codeword — the
 /// pictures `batch` assembles that student's copy from out of the class's shared renders, at the
-/// cost of one full render instead of the lecture's q (docs/variant-marks.md §6).
+/// cost of one full render instead of the lecture's q (docs/design/variant-marks.md §6).
 ///
 /// The periods are the original's `encoded` plan cut every `seconds`, the ones `batch` cuts the
 /// lecture by and `trace` reads a leak by; the codeword is `VariantCode`'s for the student's

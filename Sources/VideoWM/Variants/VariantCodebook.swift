@@ -1,7 +1,7 @@
 import LeakTrace
 
 /// A lecture's variant code, derived from the marks' key: the bias of every position and every
-/// student's codeword (docs/variant-marks.md §4). Nobody without the key can compute either, so
+/// student's codeword (docs/design/variant-marks.md §4). Nobody without the key can compute either, so
 /// nobody can predict a student's sequence of variants or forge one.
 ///
 /// Values come from keyed tracing's `KeyedDerivation` (issue 27), HKDF-SHA256 (RFC 5869):

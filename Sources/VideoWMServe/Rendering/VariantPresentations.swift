@@ -2,7 +2,7 @@ import Animation
 import Foundation
 import VideoWM
 
-/// A lecture whose config has a variant layer (issue 29, docs/variant-marks.md) behind the
+/// A lecture whose config has a variant layer (issue 29, docs/design/variant-marks.md) behind the
 /// server's protocol: what `batch --key-file` does for a CSV row, done for a token's variables.
 ///
 /// - **A lecture** is one `VariantLecture` per revision: the input indexed once and cut every

@@ -71,7 +71,7 @@ struct OutputOptions {
     }
 
     /// The same group for commands that draw no progress (stills, contact sheets): `--progress`
-    /// is accepted there too (docs/contract.md lists it among every command's output options) but shows nothing.
+    /// is accepted there too (docs/design/contract.md lists it among every command's output options) but shows nothing.
     static var optionsForCommandsWithoutProgress: OptionGroup<Self> {
         options.helping("--progress", "auto, bar, json or none: accepted as for transcode; nothing here reports progress")
     }
@@ -275,7 +275,7 @@ struct HLSOptions {
     var segmentGiven = false
     static let segmentRange = 1.0...60.0
 
-    /// With a variant layer, a segment is a period (docs/variant-marks.md §6): `--segment` is the
+    /// With a variant layer, a segment is a period (docs/design/variant-marks.md §6): `--segment` is the
     /// layer's `seconds`, and another value given is refused (64, naming both).
     mutating func adoptVariantPeriod(of config: WatermarkConfig, command: String) throws {
         guard let layer = config.variantLayer, let variants = layer.variants else { return }

@@ -77,7 +77,7 @@ struct TranscodeCommand: ToolCommand {
         smart exits 64 naming the reason where it is impossible; full re-encodes every
         frame. The summary says how much was re-encoded ("re-encoded 8.0 s of 20.0 s").
 
-        A variant layer (docs/variant-marks.md) makes this the copy of the student the --var
+        A variant layer (docs/design/variant-marks.md) makes this the copy of the student the --var
         values name: their variant of the layer drawn period by period (none in a period where
         another of their marks shows), every frame rendered, the pictures of their batch row
         (an .m3u8's files are that row's). It needs the key
@@ -130,7 +130,7 @@ struct TranscodeCommand: ToolCommand {
         }
     }
 
-    /// With a variant layer, the copy is one student's (docs/variant-marks.md §6): the layer draws
+    /// With a variant layer, the copy is one student's (docs/design/variant-marks.md §6): the layer draws
     /// their codeword's variant period by period (`VariantCopy`), every frame rendered (the layer
     /// shows in all of them) and encoded as a variant lecture is (no B-frames); an `.m3u8` is cut
     /// a segment per period, so its files are the ones `batch` lists for the same row (its shared
