@@ -29,7 +29,15 @@ public struct BatchPlan: Sendable {
     /// The environment variable that names the key file when no `--key-file` is given.
     public static let keyFileVariable = "VIDEOWM_KEY_FILE"
 
-    /// - Parameter fixedVariables: `--var` values shared by every row; they may not repeat a column.
+    /// Binds `config` to every row of `table` and checks them all before anything is encoded:
+    /// placeholders that are no column, empty values, two rows with one output.
+    ///
+    /// - Parameters:
+    ///   - config: the marks, bound to each row's values.
+    ///   - table: the rows, one output each.
+    ///   - outputTemplate: each row's output path, from its columns.
+    ///   - fixedVariables: `--var` values shared by every row; they may not repeat a column.
+    ///   - warn: hears what is allowed but probably a mistake (an `unless` naming no column).
     public init(config: WatermarkConfig, table: CSVTable, outputTemplate: OutputPathTemplate,
                 fixedVariables: [String: String] = [:], warn: WarningHandler) throws {
         self.outputTemplate = outputTemplate

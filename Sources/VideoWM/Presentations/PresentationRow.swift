@@ -68,12 +68,18 @@ public final class PresentationRow {
         let setup: PresentationSource.VideoSetup
     }
 
+    /// A row of `source` marked by `compositor`. (A student's row of a lecture with a variant layer,
+    /// `VariantLecture`, also says which segments it re-encodes, those its own marks show in, in an
+    /// `encoded` plan; the others are the lecture's shared variant renders, which this row never makes.)
+    ///
     /// - Parameters:
+    ///   - source: the input, indexed once and shared by every row.
+    ///   - compositor: this row's marks.
     ///   - rendering: nil chooses it as `batch` (`forBatch`) or `transcode --render mode` does
     ///     (`PresentationSource.rendering(markedBy:mode:forBatch:)`).
-    ///   - ownSegments: for a student's row of a lecture with a variant layer (`VariantLecture`),
-    ///     the segments it re-encodes (those its own marks show in) in an `encoded` plan; the
-    ///     others are the lecture's shared variant renders, which this row never makes.
+    ///   - mode: `--render`: how much may be copied from the input.
+    ///   - forBatch: whether segments are shared with other rows (a batch) or the presentation is one student's.
+    ///   - warn: hears notices about the rendering chosen.
     public convenience init(source: PresentationSource, compositor: Compositor, rendering: PresentationRendering? = nil,
                             mode: RenderMode = .auto, forBatch: Bool = true, warn: @escaping WarningHandler = { _ in }) throws {
         try self.init(source: source, compositor: compositor, rendering: rendering, mode: mode, forBatch: forBatch, ownSegments: nil, warn: warn)

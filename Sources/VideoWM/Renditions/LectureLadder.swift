@@ -71,9 +71,17 @@ public final class LectureLadder: @unchecked Sendable {
     static let bufferFactor = 1.5
 
     /// - Parameters:
+    ///   - input: the lecture's video, indexed once.
+    ///   - request: the rungs asked for (`--ladder`).
+    ///   - subtitles: caption files offered beside the input's own text subtitles (`--subtitles`).
+    ///   - settings: the encode settings; those a ladder decides itself are refused.
+    ///   - segment: the length each segment aims at (`--segment`).
+    ///   - damagePolicy: what a damaged input packet does (`--errors`).
+    ///   - render: `--render`: whether the input-sized rendition may copy the input's packets.
     ///   - subject: how messages name the ladder's request ("--ladder", a lecture's field).
     ///   - variantLayer: with a variant layer (its period the segment length: the caller's check),
     ///     where its renders get it; nil without one.
+    ///   - warn: hears the ladder's notices (a rung capped at the input's height, subtitles left out).
     /// - Throws: `RequestError` (64) for settings a ladder decides itself (`--bitrate`, `--crf`,
     ///   size options, `--maxrate`/`--bufsize`); `InputError` (66) for a missing input or sidecar;
     ///   `MediaError` (65) for a damaged input or a bad cue ("FILE: line N: …").

@@ -17,6 +17,7 @@ public struct PresentationCaptions: Sendable, Equatable {
     /// - Parameters:
     ///   - input: the video; its text subtitle streams are read (nil: none).
     ///   - sidecars: `--subtitles` files.
+    ///   - warn: hears what a caption file's reader notices (cues it skips or mends).
     public static func load(input: String?, sidecars: [SidecarCaptions], warn: WarningHandler) throws -> PresentationCaptions {
         var tracks: [CaptionTrack] = []
         var notices: [String] = []

@@ -30,7 +30,9 @@ public struct SegmentBitRates: Sendable, Equatable {
 
     public static let zero = SegmentBitRates(peak: 0, average: 0)
 
-    /// - Parameter targetDurationSeconds: the playlist's `EXT-X-TARGETDURATION`.
+    /// - Parameters:
+    ///   - segments: every segment's duration and bytes, in order.
+    ///   - targetDurationSeconds: the playlist's `EXT-X-TARGETDURATION`.
     public init(segments: [Sample], targetDurationSeconds: Int) {
         guard !segments.isEmpty else {
             self = .zero

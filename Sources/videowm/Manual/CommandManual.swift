@@ -29,7 +29,7 @@ struct CommandManual {
                 ("A smaller copy, the marks laid out on the smaller picture.",
                  "videowm transcode samples/lecture.mp4 out/lecture-240p.mp4 -c samples/lecture.json \\\n    --var email=ada@example.com --height 240"),
                 ("An HLS ladder of two renditions; then segment 1 of a single-rendition presentation, made alone.",
-                 "videowm transcode samples/lecture.mp4 out/ada/master.m3u8 -c samples/lecture.json \\\n    --var email=ada@example.com --ladder 360,240\nvideowm transcode samples/lecture.mp4 out/seg1.m4s -c samples/lecture.json \\\n    --var email=ada@example.com --segment 2 --only-segment 1 -v"),
+                 "videowm transcode samples/lecture.mp4 out/ada.m3u8 -c samples/lecture.json \\\n    --var email=ada@example.com --ladder 360,240\nvideowm transcode samples/lecture.mp4 out/seg1.m4s -c samples/lecture.json \\\n    --var email=ada@example.com --segment 2 --only-segment 1 -v"),
             ],
             related: ["batch", "thumbnail", "preview", "probe"], guide: "docs/guide/marking-a-lecture.md"),
         "stamp": CommandManual(
@@ -80,7 +80,7 @@ struct CommandManual {
             examples: [
                 ("Streams, sizes and duration of the sample lecture.", "videowm probe samples/lecture.mp4"),
                 ("The same for a program; then an HLS presentation's variants and duration.",
-                 "videowm probe samples/lecture.mp4 --json\nvideowm probe out/ada/master.m3u8"),
+                 "videowm probe samples/lecture.mp4 --json\nvideowm probe out/ada.m3u8"),
             ],
             related: ["transcode"], guide: "docs/guide/hls-ladders-and-captions.md"),
         "serve": CommandManual(
