@@ -4,12 +4,15 @@ import Animation
 /// How an HLS output is cut: `--segment SECONDS` (default 6, Apple's recommendation) and, for
 /// a batch, the folder of the segments every row shares.
 public struct HLSSettings: Sendable, Equatable {
+    /// Six seconds, Apple's recommendation for video on demand.
     public static let defaultSegmentDuration = PresentationTime(value: 6, timescale: 1)
 
+    /// The length each segment aims at (`--segment`), cut on the nearest keyframe.
     public var segmentDuration: PresentationTime
     /// nil: beside the outputs (batch), or no sharing (transcode).
     public var sharedFolder: String?
 
+    /// How a presentation is cut, and where a batch's shared segments go.
     public init(segmentDuration: PresentationTime = HLSSettings.defaultSegmentDuration, sharedFolder: String? = nil) {
         self.segmentDuration = segmentDuration
         self.sharedFolder = sharedFolder

@@ -80,6 +80,7 @@ public enum ConstantTime {
 /// Random bytes from libcrypto's generator (seeded from the kernel's `getrandom`): for keys and
 /// anything else an attacker must not guess.
 public enum SecureRandom {
+    /// `count` bytes from OpenSSL's `RAND_bytes`.
     public static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
         precondition(count >= 0 && count <= Int(Int32.max), "random byte count out of range")
         var bytes = [UInt8](repeating: 0, count: count)

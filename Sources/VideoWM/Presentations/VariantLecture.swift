@@ -137,7 +137,9 @@ public final class VariantLecture {
     /// A segment's shared files: its q variants (in variant order) and, for segment 0, the
     /// lecture's initialization segment.
     public struct SharedFiles: Sendable {
+        /// The segment's q variants, in variant order.
         public let variants: [RenderedSegment]
+        /// The lecture's initialization segment, with segment 0; nil otherwise.
         public let initialization: RenderedInitialization?
     }
 

@@ -25,6 +25,7 @@ import Overlay
 /// Immutable once made apart from caches behind a lock: share it across threads (a server keeps
 /// one per lecture revision).
 public final class LectureLadder: @unchecked Sendable {
+    /// The input, indexed once.
     public let source: PresentationSource
     /// Video renditions tallest first, then audio, then subtitles.
     public let renditions: [LadderRendition]
@@ -216,6 +217,7 @@ public final class LectureLadder: @unchecked Sendable {
     /// The segments every rendition is cut into (nothing rendered).
     public var segments: [PlannedSegment] { plan.plannedSegments }
 
+    /// The rendition named `id` ("720p", "audio-en"), if any.
     public func rendition(_ id: String) -> LadderRendition? { renditions.first { $0.id == id } }
 
     /// A rendition `id` of `kind`, or a precondition failure naming it (a caller's mistake).

@@ -6,9 +6,12 @@ import Animation
 /// streams are left out with one notice naming them. Names are made unique ("English",
 /// "English (2)") since players list renditions by name.
 public struct PresentationCaptions: Sendable, Equatable {
+    /// The caption tracks, the input's first, then the sidecar files'.
     public var tracks: [CaptionTrack]
+    /// What was left out (bitmap subtitles), one line each.
     public var notices: [String]
 
+    /// Captions already read.
     public init(tracks: [CaptionTrack], notices: [String]) {
         self.tracks = tracks
         self.notices = notices

@@ -250,16 +250,20 @@ public struct SpanQualityReport: Sendable, Equatable {
     public var span: Int
     /// Seconds from the first picture of its first and last replaced pictures.
     public var startSeconds: Double
+    /// Seconds of its last replaced picture.
     public var endSeconds: Double
+    /// The CRF the span was encoded at.
     public var crf: Double
     /// The trial nearest the chosen CRF: its mean and lowest PSNR against the input.
     public var trialMeanPSNR: Double?
+    /// That trial's lowest PSNR, in dB.
     public var trialLowestPSNR: Double?
     /// Every trial: its CRF, mean and lowest PSNR, and its bytes over the bytes it replaces.
     public var trials: [(crf: Double, meanPSNR: Double, lowestPSNR: Double, byteRatio: Double?)]
     /// The targets were out of reach: more quality would pass twice the bytes replaced (`.bytes`),
     /// or need a CRF the codec's profile refuses (`.floor`).
     public var stoppedAtByteBound: Bool
+    /// More quality would need a CRF the codec's profile refuses.
     public var stoppedAtLowestCRF: Bool
 
     init(span: Int, startSeconds: Double, endSeconds: Double, choice: SpanQuality.Choice) {

@@ -4,7 +4,9 @@ import Overlay
 
 /// What a finished transcode reports.
 public struct TranscodeSummary: Sendable {
+    /// Video frames written.
     public var videoFrames: Int
+    /// Streams left out of the output, one phrase each.
     public var droppedStreams: [String]
     /// Damaged packets or frames the decoder concealed (only with `DamagePolicy.warn`).
     public var damagedPackets: Int
@@ -19,11 +21,15 @@ public struct TranscodeSummary: Sendable {
 
 /// What making one segment alone took: the work `-v` reports and tests count.
 public struct SegmentReport: Sendable, Equatable {
+    /// The segment's index, 0 for the first.
     public var index: Int
+    /// How many segments the presentation has.
     public var of: Int
     /// No mark of the row shows on it: the input's packets, read and not decoded.
     public var isShared: Bool
+    /// Pictures decoded to make it.
     public var decodedPictures: Int
+    /// Pictures encoded into it.
     public var encodedPictures: Int
 
     /// "segment 3 of 10: copied (shared), 0 pictures decoded" / "…: re-encoded, 180 pictures decoded, 180 encoded".
@@ -44,9 +50,13 @@ public typealias ProgressHandler = (_ doneSeconds: Double, _ totalSeconds: Doubl
 /// mark (`FrameMarker` with a `Compositor`), encode and mux (`MarkedOutput`), with
 /// timestamps rescaled at every time-base boundary and flushing as its own step.
 public struct Transcoder {
+    /// The input video (a path, or an http(s) URL).
     public var input: String
+    /// The output: a file, a playlist (`.m3u8`), or one file of a presentation (`onlyPart`).
     public var output: String
+    /// The marks, bound to one student's values.
     public var compositor: Compositor
+    /// How the video is encoded.
     public var settings: EncodeSettings
     /// How an `.m3u8` output is segmented.
     public var hls = HLSSettings()
@@ -54,15 +64,21 @@ public struct Transcoder {
     public var ladder: LadderOptions?
     /// Write only this file of the presentation `output` would be (`--only-segment`), to `output`.
     public var onlyPart: PresentationPart?
+    /// Replace an existing output (`-y`).
     public var overwrite: Bool
+    /// What a damaged input packet does: conceal and count, or stop.
     public var damagePolicy: DamagePolicy
+    /// How much is encoded again: every frame, only the marked GOPs, or what is worthwhile.
     public var render: RenderMode
+    /// Hears warnings and notices.
     public var warn: WarningHandler
+    /// Hears the progress: seconds done, in all, and frames written; called often.
     public var progress: ProgressHandler?
     /// Hears how the video is rendered once the output has its first frame (again if a splice fails
     /// and `auto` falls back to a full render): a job that fails before that says only its error.
     public var onRender: ((RenderOutcome) -> Void)?
 
+    /// A transcode of `input` into `output`; see the properties for each parameter.
     public init(input: String, output: String, compositor: Compositor, settings: EncodeSettings, overwrite: Bool,
                 damagePolicy: DamagePolicy = .warn, render: RenderMode = .full, warn: @escaping WarningHandler,
                 progress: ProgressHandler? = nil, onRender: ((RenderOutcome) -> Void)? = nil) {
@@ -78,6 +94,7 @@ public struct Transcoder {
         self.onRender = onRender
     }
 
+    /// Makes the output. Settings the encoder or the container cannot honour are refused before the input is opened; the output appears only when complete.
     public func run() throws -> TranscodeSummary {
         // An output kind that is refused (DASH), and settings the encoder or the container would
         // refuse, are refused before the input is read.

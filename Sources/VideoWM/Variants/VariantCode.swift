@@ -5,7 +5,9 @@ import LeakTrace
 /// way by `batch` (a CSV row), `serve` (a token's `vars`) and `trace` (the rows it scores), so one
 /// student gets one codeword whichever made their copy (docs/design/variant-marks.md §2, §4).
 public struct VariantCode: Sendable {
+    /// The lecture's codebook.
     public let codebook: VariantCodebook
+    /// The bias of each period of the lecture.
     public let biases: [VariantBias]
 
     /// - Parameters:
