@@ -56,6 +56,8 @@ struct ManPageTests {
         for command in CommandLineTool.commands {
             let manual = try #require(CommandManual.of(command.name), "\(command.name) has no CommandManual entry")
             #expect(!manual.examples.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(manual.guide).path),
+                    "videowm-\(command.name).1 refers to \(manual.guide), which does not exist")
             for example in manual.examples {
                 for line in Self.commandLines(example.command) where line.first == "videowm" {
                     let parsed = try #require(CommandLineTool.command(named: line[1]), "\(line.joined(separator: " "))")
