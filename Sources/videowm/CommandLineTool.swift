@@ -46,6 +46,7 @@ enum CommandLineTool {
             try StandardStream.output.write("videowm \(version)\n")
             return 0
         case "help", "--help", "-h":
+            if arguments.dropFirst().first == ManPage.option { return try printManPage(arguments.dropFirst(2).first) }
             if let topic = arguments.dropFirst().first {
                 guard let text = Help.text(for: topic) else {
                     console.error("no help for '\(topic)'; commands: \(Help.commandNames.joined(separator: ", "))")
@@ -71,6 +72,21 @@ enum CommandLineTool {
         var parsed = try command.init(arguments: rest)
         try parsed.validate()
         try parsed.run(console: console)
+        return 0
+    }
+
+    /// `videowm help --man FILE` prints a man page (scripts/man-pages writes docs/man with it);
+    /// without FILE, the pages there are. Not in the overview: it is for the docs' generator.
+    private static func printManPage(_ file: String?) throws -> Int32 {
+        guard let file else {
+            try StandardStream.output.write(ManPage.fileNames.joined(separator: "\n") + "\n")
+            return 0
+        }
+        guard let page = ManPage.page(named: file) else {
+            Console.shared.error("no man page '\(file)'; pages: \(ManPage.fileNames.joined(separator: ", "))")
+            return ExitStatus.usage.rawValue
+        }
+        try StandardStream.output.write(page)
         return 0
     }
 }

@@ -4,7 +4,7 @@ import ServeCache
 import VideoWM
 import VideoWMServe
 
-/// Process exit codes, from BSD's sysexits.h, as docs/contract.md lists them.
+/// Process exit codes, from BSD's sysexits.h, as docs/design/contract.md lists them.
 enum ExitStatus: Int32, Sendable, Comparable {
     case success = 0
     /// `trace` identified no row (its report is printed; not an error).
@@ -26,6 +26,26 @@ enum ExitStatus: Int32, Sendable, Comparable {
     case interrupted = 130
 
     static func < (a: ExitStatus, b: ExitStatus) -> Bool { a.rawValue < b.rawValue }
+
+    /// Every status, in the order `videowm help`, the man pages and docs/reference/exit-codes.md list them.
+    static let documented: [ExitStatus] = [.success, .nobodyIdentified, .usage, .dataError, .noInput, .software,
+                                           .resourcesExhausted, .cannotCreate, .ioError, .interrupted]
+
+    /// What the status says, in a few words: the one text the overview and the man pages print.
+    var meaning: String {
+        switch self {
+        case .success: "ok"
+        case .nobodyIdentified: "trace identified nobody"
+        case .usage: "usage or config error"
+        case .dataError: "input unreadable or corrupt"
+        case .noInput: "input missing"
+        case .software: "internal error (an encoder refused settings videowm chose itself: please report it)"
+        case .resourcesExhausted: "out of memory, too many open files or no thread"
+        case .cannotCreate: "output cannot be created"
+        case .ioError: "write error"
+        case .interrupted: "interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT)"
+        }
+    }
 }
 
 /// The exit status for an error: the one place that decides it, from the error's type and

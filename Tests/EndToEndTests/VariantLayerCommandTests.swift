@@ -230,7 +230,7 @@ struct VariantLayerCommandTests {
                 let playlist = try LadderTests.variant(multivariant, height: height)
                 let decoded = try h.run("ffmpeg", ["-v", "error", "-xerror", "-i", playlist, "-map", "0:v", "-f", "null", "-"])
                 #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(row) \(height)p: \(decoded.stderr)")
-                // The lecture's frames at its times, shifted alike (the ladder's timeline zero: docs/hls.md §15).
+                // The lecture's frames at its times, shifted alike (the ladder's timeline zero: docs/design/hls.md §15).
                 let times = try h.videoFrameTimes(playlist).compactMap(Double.init)
                 #expect(times.count == lectureTimes.count && zip(times, lectureTimes).allSatisfy { abs($0 - $1 - (times[0] - lectureTimes[0])) < 0.0001 },
                         "\(row) \(height)p: \(times.count) frames, not the lecture's \(lectureTimes.count) at its times")

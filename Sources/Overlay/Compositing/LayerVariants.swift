@@ -1,7 +1,7 @@
 import Animation
 
 /// A variant layer's variants: the same tiled mark drawn at `count` phases of its lattice, one
-/// per period of `periodSeconds` (docs/variant-marks.md). Every student's copy shows, period by
+/// per period of `periodSeconds` (docs/design/variant-marks.md). Every student's copy shows, period by
 /// period, the variant their codeword says; each variant of each period is drawn once per
 /// lecture and shared.
 public struct LayerVariants: Equatable, Sendable {
@@ -25,7 +25,7 @@ public struct LayerVariants: Equatable, Sendable {
 /// Which variant of a variant layer each frame shows: one per period, the period being the
 /// segment whose span holds the frame's presentation time. A student's own periods (where a
 /// mark of theirs other than the layer shows) are hidden: the layer draws nothing there, their
-/// own marks name them (docs/variant-marks.md §6).
+/// own marks name them (docs/design/variant-marks.md §6).
 public struct VariantSchedule: Sendable, Equatable {
     /// When each period starts, ascending; the first covers everything before it too.
     public let periodStarts: [PresentationTime]

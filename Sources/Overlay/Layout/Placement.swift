@@ -1,4 +1,4 @@
-/// Where a mark goes on a frame: the config's percentage placement (docs/contract.md) with a safe inset.
+/// Where a mark goes on a frame: the config's percentage placement (docs/design/contract.md) with a safe inset.
 ///
 /// `left = inset + (W − w − 2·inset)·x/100`, likewise for `top`, so x = 0 puts the mark's
 /// layout box against the left inset and x = 100 against the right one, and the mark stays

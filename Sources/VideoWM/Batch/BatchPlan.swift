@@ -6,6 +6,7 @@ public struct BatchRow: Sendable, Equatable {
     public let number: Int
     /// The CSV line the row starts on.
     public let line: Int
+    /// The row's values by column, with the `--var` values every row shares.
     public let variables: [String: String]
     /// Where the row's output goes, parsed once (its kind and container).
     public let target: OutputTarget
@@ -24,7 +25,9 @@ public struct BatchRow: Sendable, Equatable {
 /// the template's directory; no two rows resolve to the same output; no text a row fills in
 /// is longer than a mark can be (`ConfigLimits`).
 public struct BatchPlan: Sendable {
+    /// Every row of the table, bound and checked, in file order.
     public let rows: [BatchRow]
+    /// The template the rows' outputs were named from.
     public let outputTemplate: OutputPathTemplate
     /// The environment variable that names the key file when no `--key-file` is given.
     public static let keyFileVariable = "VIDEOWM_KEY_FILE"

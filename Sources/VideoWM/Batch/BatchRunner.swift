@@ -5,6 +5,7 @@ import Overlay
 
 /// What a whole batch ended with.
 public struct BatchSummary: Sendable {
+    /// The rows done, skipped and failed, and the time taken.
     public var progress: BatchProgress
     /// The errors of the failed rows, in the order the rows ended (empty when every row is
     /// done or skipped); the command line exits with the gravest.
@@ -25,13 +26,19 @@ public struct BatchSummary: Sendable {
 /// row of it re-encodes, and each picture goes to the rows whose spans hold it. A row whose splice
 /// fails midway is done again in full (`auto`) or fails with the reason (`smart`).
 public struct BatchRunner {
+    /// The video every row is made from.
     public var input: String
+    /// The marks, bound to each row's values (keyed, when the rows' paths come from a key).
     public var config: WatermarkConfig
+    /// The rows to make: a ``BatchPlan``'s, or one shard's of them.
     public var rows: [BatchRow]
     /// The folder every output stays inside (the template's); it must exist.
     public var outputDirectory: String
+    /// How every row is encoded.
     public var settings: EncodeSettings
+    /// What a damaged input packet does: conceal and count, or stop.
     public var damagePolicy: DamagePolicy
+    /// Rows encoded at once from one decode of the input (`-j`).
     public var outputsPerDecode: Int
     /// Outputs per decode when the caller does not say (the command line's `-j` default too):
     /// more saves more decoding but runs more encoders at once, each holding its own frames.
@@ -40,6 +47,7 @@ public struct BatchRunner {
     public var force: Bool
     /// `--render`: full (every frame re-encoded), smart or auto (`Transcoder`'s rules, per row).
     public var render: RenderMode
+    /// Hears warnings, once each.
     public var warn: WarningHandler
     /// Hears the `--render auto` notices once the first row is done: one line per distinct fallback.
     public var notice: (String) -> Void
@@ -52,6 +60,7 @@ public struct BatchRunner {
     /// the same for every row.
     public var jobValues: [String: String] = [:]
 
+    /// A batch of `rows` from `input`; see the properties for each parameter.
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
                 damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false,
                 render: RenderMode = .full, warn: @escaping WarningHandler, notice: @escaping (String) -> Void = { _ in }) {

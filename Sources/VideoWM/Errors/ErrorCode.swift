@@ -7,10 +7,12 @@ import Glibc
 /// with its text, so an error can say what happened and the command line can ask what kind
 /// of failure it was.
 public struct ErrorCode: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// The code: a negated `errno`, or an FFmpeg tag.
     public let value: Int32
     /// FFmpeg's or the system's text for the code ("No space left on device").
     public let message: String
 
+    /// A code and its text, as FFmpeg's `av_strerror` gives them.
     public init(value: Int32, message: String) {
         self.value = value
         self.message = message
@@ -50,11 +52,15 @@ public struct ErrorCode: Equatable, Hashable, Sendable, CustomStringConvertible 
 
 /// A library error that may carry the code of the call behind it.
 public protocol CodedError: Error {
+    /// The code of the failed call behind the error, when there was one.
     var code: ErrorCode? { get }
 }
 
 extension CodedError {
+    /// The failure was a full disk (or quota, or file-size limit).
     public var isDiskFull: Bool { code?.isDiskFull ?? false }
+    /// The failure was memory, threads or file descriptors running out.
     public var isResourceExhausted: Bool { code?.isResourceExhausted ?? false }
+    /// FFmpeg found data it cannot parse.
     public var isInvalidData: Bool { code?.isInvalidData ?? false }
 }

@@ -1,9 +1,13 @@
 /// An input that cannot be opened at all: a video, still, logo, config or CSV file that is
 /// missing or unreadable, or an http(s) image that cannot be fetched.
 public struct InputError: CodedError, Equatable, Sendable, CustomStringConvertible {
+    /// Why the input cannot be opened.
     public enum Problem: Equatable, Sendable {
+        /// There is no such file.
         case missing
+        /// It is a folder, a FIFO or a device, refused before anything is read.
         case notARegularFile
+        /// It may not be read.
         case permissionDenied
         /// The file exists but reading it failed (`what` names it: "the config file").
         case unreadable(what: String)
@@ -13,18 +17,24 @@ public struct InputError: CodedError, Equatable, Sendable, CustomStringConvertib
         case cannotOpen
     }
 
+    /// The input, as given.
     public var file: String
+    /// Why it cannot be opened.
     public var problem: Problem
+    /// The code of the failed call, when there was one.
     public var code: ErrorCode?
 
+    /// An input that cannot be opened.
     public init(file: String, problem: Problem, code: ErrorCode? = nil) {
         self.file = file
         self.problem = problem
         self.code = code
     }
 
+    /// A missing file.
     public static func missing(_ file: String) -> InputError { InputError(file: file, problem: .missing) }
 
+    /// Whether the file does not exist.
     public var isMissing: Bool { problem == .missing }
 
     public var description: String {
@@ -43,13 +53,16 @@ public struct InputError: CodedError, Equatable, Sendable, CustomStringConvertib
 /// Input data that cannot be used: a video or image that is damaged, truncated, not media,
 /// over the size limits, or in a form this tool cannot decode.
 public struct MediaError: CodedError, Equatable, Sendable, CustomStringConvertible {
+    /// The input, as given.
     public var file: String
     /// The call that failed ("decoding", "opening as media"), when one did.
     public var operation: String?
     /// What is wrong, when it is our finding rather than a call's ("has no video stream").
     public var detail: String?
+    /// The code of the failed call, when there was one.
     public var code: ErrorCode?
 
+    /// Input data that cannot be used: what failed, or what is wrong, or both.
     public init(file: String, operation: String? = nil, detail: String? = nil, code: ErrorCode? = nil) {
         self.file = file
         self.operation = operation

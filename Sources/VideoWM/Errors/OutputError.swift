@@ -2,6 +2,7 @@
 /// missing or not writable, it is the input) or writing it failed (a full disk, an encoder
 /// or muxer failure). Nothing partial is left either way.
 public struct OutputError: CodedError, Equatable, Sendable, CustomStringConvertible {
+    /// Whether anything was written yet: it decides the exit status (73 or 74).
     public enum Stage: Sendable, Equatable {
         /// Before anything was written: the output could not be claimed or opened.
         case creating
@@ -9,12 +10,18 @@ public struct OutputError: CodedError, Equatable, Sendable, CustomStringConverti
         case writing
     }
 
+    /// The output, as given.
     public var file: String
+    /// Before anything was written, or while writing.
     public var stage: Stage
+    /// The call that failed ("writing the trailer"), when one did.
     public var operation: String?
+    /// What is wrong, when it is our finding ("already exists (use -y to replace it)").
     public var detail: String?
+    /// The code of the failed call, when there was one.
     public var code: ErrorCode?
 
+    /// An output that cannot be made.
     public init(file: String, stage: Stage, operation: String? = nil, detail: String? = nil, code: ErrorCode? = nil) {
         self.file = file
         self.stage = stage
@@ -34,11 +41,15 @@ public struct OutputError: CodedError, Equatable, Sendable, CustomStringConverti
 /// An encoder that cannot do what the settings ask: not in this FFmpeg build, refusing its
 /// options, or offering no pixel format marks can be blended into.
 public struct EncoderError: CodedError, Equatable, Sendable, CustomStringConvertible {
+    /// What the encoder cannot do.
     public enum Problem: Equatable, Sendable {
+        /// This FFmpeg build has no such encoder.
         case unavailable
         /// `avcodec_open2` failed; `code` says why.
         case openFailed
+        /// The encoder ignored these options: it would have encoded something else than asked.
         case optionsNotTaken([String])
+        /// The encoder offers no pixel format marks can be blended into.
         case noBlendablePixelFormat
     }
 
@@ -55,10 +66,14 @@ public struct EncoderError: CodedError, Equatable, Sendable, CustomStringConvert
     public var encoder: String
     /// The output being encoded, when there is one.
     public var file: String?
+    /// What the encoder cannot do.
     public var problem: Problem
+    /// The code of the failed call, when there was one.
     public var code: ErrorCode?
+    /// Who chose the refused settings: the user (64) or the library (70).
     public var origin: Origin
 
+    /// An encoder that cannot do what the settings ask.
     public init(encoder: String, file: String? = nil, problem: Problem, code: ErrorCode? = nil, origin: Origin = .settings) {
         self.encoder = encoder
         self.file = file

@@ -4,6 +4,7 @@ import Animation
 /// How an HLS output is cut: `--segment SECONDS` (default 6, Apple's recommendation) and, for
 /// a batch, the folder of the segments every row shares.
 public struct HLSSettings: Sendable, Equatable {
+    /// Six seconds, Apple's recommendation for video on demand.
     public static let defaultSegmentDuration = PresentationTime(value: 6, timescale: 1)
 
     /// `--segment`: the length segments aim at; nil: the default, or a variant layer's period

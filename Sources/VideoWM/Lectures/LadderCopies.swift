@@ -2,12 +2,12 @@ import Animation
 import Foundation
 import Overlay
 
-/// Writes whole copies of a lecture with renditions (docs/hls.md §15), a variant layer's or not:
+/// Writes whole copies of a lecture with renditions (docs/design/hls.md §15), a variant layer's or not:
 /// copies written `writing.group` at a time in one pass over the input each (`LadderWriter`), and
 /// every file students share — each rendition's unmarked segments and initialization segment,
 /// audio, captions and their playlists — in the shared folder, made once per run and stored once.
 ///
-/// With a variant layer (issue 29, docs/variant-marks.md §6): every rendition encoded and cut
+/// With a variant layer (issue 29, docs/design/variant-marks.md §6): every rendition encoded and cut
 /// every period, each segment's q variants of every rendition rendered once and shared (the
 /// segment decoded once for all of them), each copy's codeword derived from the key, its playlists
 /// listing its codeword's variant in every rendition and its own segments where its own marks show.

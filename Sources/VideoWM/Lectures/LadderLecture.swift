@@ -3,7 +3,7 @@ import Overlay
 import Foundation
 
 /// A lecture with renditions (`Lecture.Kind.ladder`: a ladder, captions, audio groups) through
-/// `LectureLadder` (docs/hls.md §15).
+/// `LectureLadder` (docs/design/hls.md §15).
 ///
 /// - **The lecture** is one `LectureLadder`: the input indexed once, the ladder resolved, the
 ///   captions read; its shared files (each rendition's initialization segment and unmarked

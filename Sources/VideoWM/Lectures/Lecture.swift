@@ -26,7 +26,7 @@ public final class Lecture: PreparedLecture, @unchecked Sendable {
         case plain(PlainLecture)
         /// Renditions (a ladder, captions, audio groups) behind a multivariant playlist.
         case ladder(LadderLecture)
-        /// A variant layer over the input's rendition (docs/variant-marks.md).
+        /// A variant layer over the input's rendition (docs/design/variant-marks.md).
         case variants(VariantLayerLecture)
         /// A variant layer over a ladder.
         case variantLadder(VariantLadderLecture)
@@ -67,7 +67,7 @@ public final class Lecture: PreparedLecture, @unchecked Sendable {
         self.config = config
         if config.variantLayer != nil {
             // Every kind of variant lecture encodes as one: no B-frames (a student's own segments
-            // then cost what a plain row's spans cost; docs/variant-marks.md §10).
+            // then cost what a plain row's spans cost; docs/design/variant-marks.md §10).
             definition.settings = definition.settings.forVariantLecture
         }
         self.definition = definition

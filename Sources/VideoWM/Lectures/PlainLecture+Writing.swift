@@ -3,7 +3,7 @@ import Foundation
 import Overlay
 
 extension PlainLecture {
-    /// Writes whole copies of a plain lecture (docs/hls.md §11): every copy's rendering decided
+    /// Writes whole copies of a plain lecture (docs/design/hls.md §11): every copy's rendering decided
     /// before any is written (so `--render smart` refuses up front), copies of one rendering written
     /// `writing.group` at a time, each segment's packets read once and its GOPs decoded once for
     /// the copies that re-encode it. Segments no mark shows on go to the shared folder, the same

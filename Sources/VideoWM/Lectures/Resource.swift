@@ -11,7 +11,7 @@ public struct Resource: Hashable, Sendable, CustomStringConvertible {
         case initialization
         /// Media segment K of a video or audio rendition: a student's own, or one every student shares.
         case segment(Int)
-        /// Segment K's shared render of variant V of a variant layer (docs/variant-marks.md §8).
+        /// Segment K's shared render of variant V of a variant layer (docs/design/variant-marks.md §8).
         case variant(segment: Int, variant: Int)
         /// WebVTT segment K of a caption rendition.
         case captions(Int)

@@ -3,7 +3,7 @@ import Overlay
 
 extension VariantLayerLecture {
     /// Writes whole copies of a variant-layer lecture, HLS presentations or media files
-    /// (docs/variant-marks.md §6–§8): the q variants of every segment rendered once and stored in
+    /// (docs/design/variant-marks.md §6–§8): the q variants of every segment rendered once and stored in
     /// the shared folder; each copy's playlist listing its codeword's variant of every segment, and
     /// the segments its own marks show in re-encoded for it (the variant layer hidden there),
     /// `writing.group` copies at a time. A media file is the same segments in one fragmented MP4

@@ -2,7 +2,7 @@ import Animation
 import Foundation
 
 /// A lecture whose config has a variant layer (`Lecture.Kind.variants`, issue 29,
-/// docs/variant-marks.md) over the input's rendition.
+/// docs/design/variant-marks.md) over the input's rendition.
 ///
 /// - **The lecture** is one `VariantLecture`: the input indexed once and cut every period (one
 ///   period a segment), the variant layer bound alone, the code's biases derived from the marks'

@@ -5,6 +5,7 @@
 /// declares a level it breaks; x265 refuses to open. Checking here first gives one clear
 /// usage error (64) naming the limit, for both.
 public struct CodecLevelLimits: Sendable, Equatable {
+    /// The level as written ("4.1").
     public let name: String
     /// Largest picture, in luma samples.
     public let maxPictureSamples: Int
@@ -13,6 +14,7 @@ public struct CodecLevelLimits: Sendable, Equatable {
     /// Largest bit rate and coded picture buffer, in bits (per second) at this level, for
     /// the profile the stream is encoded with (`profileFactor` applied).
     public let maxBitRate: Int
+    /// Largest coded picture buffer, in bits, for that profile.
     public let maxBufferSize: Int
     /// H.264 counts in 16×16 macroblocks: the size is checked in whole macroblocks.
     let macroblockUnits: Bool

@@ -18,6 +18,7 @@ public enum ContentDigest {
         return digest
     }
 
+    /// The SHA-256 of `bytes` (32 bytes).
     public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         bytes.withUnsafeBytes { sha256($0) }
     }

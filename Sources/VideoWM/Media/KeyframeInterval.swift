@@ -7,7 +7,9 @@ import Animation
 /// keyframes are forced on the frames that reach each boundary, and the encoder's own
 /// placement (scene cuts, maximum interval) is switched off (`KeyframeSchedule`).
 public enum KeyframeInterval: Sendable, Equatable, CustomStringConvertible {
+    /// A keyframe every N frames.
     case frames(Int)
+    /// A keyframe every so long, in presentation time.
     case duration(PresentationTime)
 
     /// Parses `60` (frames) or `2s`, `2.5s`, `0.5s` (seconds, to the millisecond).
@@ -42,11 +44,13 @@ public enum KeyframeInterval: Sendable, Equatable, CustomStringConvertible {
 /// (counted from the first frame, as animations are). A gap in the input longer than the
 /// interval gives one keyframe after it, not a run of them. By frames: every Nth frame.
 public struct KeyframeSchedule: Sendable {
+    /// The interval the schedule keeps.
     public let interval: KeyframeInterval
     private var origin: PresentationTime?
     private var nextBoundary = PresentationTime.zero
     private var framesSeen = 0
 
+    /// A schedule starting at the first frame.
     public init(_ interval: KeyframeInterval) { self.interval = interval }
 
     /// Whether the frame presented at `time` must be a keyframe. Call once per frame, in order.

@@ -9,6 +9,7 @@ import Foundation
 /// names, outside the temporary-then-rename guarantee, and an HLS presentation plays in the same
 /// players (hls.js, Safari, ExoPlayer, Shaka).
 public struct OutputTarget: Sendable, Equatable {
+    /// What is written at the path.
     public enum Kind: Sendable, Equatable {
         /// One media file, in the container its extension names.
         case file
@@ -21,6 +22,7 @@ public struct OutputTarget: Sendable, Equatable {
 
     /// The path as given (the file, or the playlist).
     public let path: String
+    /// A file, a presentation, or one file of a presentation.
     public let kind: Kind
     /// The container the bytes are written in: the file's, or fragmented MP4 for HLS segments.
     let container: Container
@@ -194,7 +196,7 @@ struct Container: Sendable, Equatable {
     /// H.264/HEVC are stored Annex B with their parameter sets in band (MPEG-TS).
     var storesAnnexB: Bool { family == .mpegts }
 
-    /// Smart rendering's splices were checked in these (docs/smart-rendering.md).
+    /// Smart rendering's splices were checked in these (docs/design/smart-rendering.md).
     var isSpliceable: Bool {
         switch family {
         case .mp4: muxerName == "mp4" || muxerName == "mov"

@@ -100,6 +100,8 @@ struct PlanarYUVLayout: Equatable, Sendable {
     }
 }
 
+/// How a YUV picture's chroma is sampled: 4:2:0, 4:2:2 or 4:4:4.
 public enum ChromaSubsampling: String, Sendable, Hashable {
+    /// Half the luma's resolution both ways (4:2:0), half across (4:2:2), or full (4:4:4).
     case s420 = "4:2:0", s422 = "4:2:2", s444 = "4:4:4"
 }

@@ -2,60 +2,99 @@ import Foundation
 
 /// `videowm probe`: what the tool sees in a file.
 public struct MediaDescription: Sendable, Codable {
+    /// One stream of the file.
     public struct Stream: Sendable, Codable {
+        /// Its index in the file.
         public var index: Int
+        /// "video", "audio", "subtitle" or "data".
         public var type: String
+        /// FFmpeg's name for its codec ("h264", "aac").
         public var codec: String
+        /// Video: the stored width in pixels.
         public var width: Int?
+        /// Video: the stored height in pixels.
         public var height: Int?
+        /// Video: FFmpeg's name for the pixel format ("yuv420p").
         public var pixelFormat: String?
+        /// Video: frames per second.
         public var frameRate: Double?
+        /// Video: the display rotation players apply, in degrees.
         public var rotationDegrees: Int?
+        /// Audio: samples per second.
         public var sampleRate: Int?
+        /// Audio: the number of channels.
         public var channels: Int?
+        /// Its language tag, when it has one.
         public var language: String?
+        /// Its duration, when the file says.
         public var durationSeconds: Double?
+        /// Whether it is an attached picture (cover art) rather than a video.
         public var isCoverArt: Bool
     }
 
+    /// The file, as given.
     public var file: String
+    /// FFmpeg's name for the container ("mov,mp4,m4a,3gp,3g2,mj2"), or "hls".
     public var format: String
     /// Without the jumps of a file whose timestamps jump (as transcode reads it).
     public var durationSeconds: Double?
+    /// Bits per second over the whole file, when known.
     public var bitRate: Int?
+    /// Every stream, in file order.
     public var streams: [Stream]
     /// Where the timestamps jump (seconds from the start, on the corrected clock), when they do.
     public var timestampJumpsAtSeconds: [Double]?
 
     /// A multivariant playlist's variants and its audio and subtitle renditions (nil otherwise).
     public var variants: [Variant]?
+    /// A multivariant playlist's audio and subtitle renditions (nil otherwise).
     public var renditions: [Rendition]?
 
     /// One `EXT-X-STREAM-INF` of a multivariant playlist, with what its media playlist says.
     public struct Variant: Sendable, Codable, Equatable {
+        /// The media playlist's URI, as the multivariant playlist lists it.
         public var uri: String
+        /// `BANDWIDTH`: the peak bit rate.
         public var bandwidth: Int
+        /// `AVERAGE-BANDWIDTH`, when given.
         public var averageBandwidth: Int?
+        /// `CODECS`, one entry per codec.
         public var codecs: [String]
+        /// `RESOLUTION`'s width, when given.
         public var width: Int?
+        /// `RESOLUTION`'s height, when given.
         public var height: Int?
+        /// `FRAME-RATE`, when given.
         public var frameRate: Double?
+        /// `AUDIO`: the audio group it plays with.
         public var audioGroup: String?
+        /// `SUBTITLES`: the caption group it offers.
         public var subtitlesGroup: String?
+        /// The sum of its media playlist's segments.
         public var durationSeconds: Double
+        /// How many segments its media playlist lists.
         public var segments: Int
     }
 
     /// One `EXT-X-MEDIA` (audio or subtitles) of a multivariant playlist.
     public struct Rendition: Sendable, Codable, Equatable {
+        /// "AUDIO" or "SUBTITLES".
         public var type: String
+        /// `GROUP-ID`.
         public var group: String
+        /// `NAME`, what players list.
         public var name: String
+        /// `LANGUAGE`, when given.
         public var language: String?
+        /// `DEFAULT=YES`.
         public var isDefault: Bool
+        /// `CHANNELS`, for audio, when given.
         public var channels: Int?
+        /// Its media playlist's URI.
         public var uri: String
+        /// The sum of its media playlist's segments.
         public var durationSeconds: Double
+        /// How many segments its media playlist lists.
         public var segments: Int
     }
 

@@ -12,7 +12,9 @@
 public enum ScaleRequest: Sendable, Hashable, CustomStringConvertible {
     /// The largest size inside the box.
     case fit(width: Int, height: Int)
+    /// This many pixels wide, the height following the shape.
     case width(Int)
+    /// This many pixels tall, the width following the shape.
     case height(Int)
     /// The longer side.
     case longestSide(Int)

@@ -4,6 +4,7 @@ import CFFmpeg
 /// pipeline. Smart rendering splices three of them (`isSpliceable`), H.264 and HEVC carry NAL
 /// units (`nalUnitType(ofHeaderByte:)`), and each names its FFmpeg encoder and codec id.
 public enum VideoCodec: String, Sendable, CaseIterable {
+    /// H.264 (x264), HEVC (x265), VP9 (libvpx) or AV1 (SVT-AV1).
     case h264, hevc, vp9, av1
 
     /// The codec of an input stream, nil when it is none of these.
@@ -36,7 +37,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         }
     }
 
-    /// Smart rendering splices this codec's GOPs (docs/smart-rendering.md: AV1 is rendered in full).
+    /// Smart rendering splices this codec's GOPs (docs/design/smart-rendering.md: AV1 is rendered in full).
     var isSpliceable: Bool { self != .av1 }
 
     /// Whether pictures are made of NAL units (H.264, HEVC), which carry parameter sets and types.

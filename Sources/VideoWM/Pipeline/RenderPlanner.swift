@@ -15,6 +15,7 @@ public struct RenderOutcome: Sendable, Equatable {
     public var reason: String?
     /// Seconds of the video re-encoded and in all (smart rendering only).
     public var reencodedSeconds: Double?
+    /// Seconds of video in all (smart rendering only).
     public var totalSeconds: Double?
 
     /// 0…1: the share of the video's duration re-encoded; 1 for a full render.
@@ -23,6 +24,7 @@ public struct RenderOutcome: Sendable, Equatable {
         return reencodedSeconds / totalSeconds
     }
 
+    /// An outcome; the reason is read from the notice when not given.
     public init(isSmart: Bool, notice: String? = nil, reason: String? = nil, reencodedSeconds: Double? = nil, totalSeconds: Double? = nil) {
         self.isSmart = isSmart
         self.notice = notice
@@ -48,6 +50,7 @@ public struct RenderOutcome: Sendable, Equatable {
         return reencodedSummary(reencodedSeconds: reencodedSeconds, totalSeconds: totalSeconds)
     }
 
+    /// A full render, as asked.
     public static let full = RenderOutcome(isSmart: false)
 }
 

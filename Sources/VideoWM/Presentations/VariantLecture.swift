@@ -2,7 +2,7 @@ import Animation
 import Foundation
 import Overlay
 
-/// An HLS lecture whose config has a variant layer (docs/variant-marks.md §6–§8): the
+/// An HLS lecture whose config has a variant layer (docs/design/variant-marks.md §6–§8): the
 /// `encoded` plan cut every `seconds` (a period is a segment), each segment's q variants
 /// rendered once for the whole class (the variant layer alone, variant k all along) and
 /// shared, and each student's row re-encoding only the segments its own marks show in (without
@@ -137,7 +137,9 @@ public final class VariantLecture {
     /// A segment's shared files: its q variants (in variant order) and, for segment 0, the
     /// lecture's initialization segment.
     public struct SharedFiles: Sendable {
+        /// The segment's q variants, in variant order.
         public let variants: [RenderedSegment]
+        /// The lecture's initialization segment, with segment 0; nil otherwise.
         public let initialization: RenderedInitialization?
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The quality a re-encoded span aims at: close to transparent against the input's own pictures
-/// (docs/smart-rendering.md, section 6), found by a trial encode of the span's first pictures.
+/// (docs/design/smart-rendering.md, section 6), found by a trial encode of the span's first pictures.
 ///
 /// Why a trial: the PSNR a re-encode reaches against the input at a given quantiser depends on the
 /// content. Measured with x264 on two real clips whose H.264 slices average the same quantiser

@@ -9,6 +9,7 @@ import Glibc
 /// temporary files are removed and the process exits with 130. A second signal, should the
 /// job not have stopped, removes the temporary files and exits at once.
 public enum Interruption {
+    /// Whether SIGINT, SIGTERM, SIGHUP or SIGQUIT has arrived.
     public static var isRequested: Bool { vwm_guard_interrupt_signal() != 0 }
 
     /// Installs the handlers (once, from the command line's entry point, before any other

@@ -3,12 +3,14 @@ import Foundation
 import LeakTrace
 import Overlay
 
-/// What a leak's variant layer says (docs/variant-marks.md §4–§5): which rows' codewords explain
+/// What a leak's variant layer says (docs/design/variant-marks.md §4–§5): which rows' codewords explain
 /// the variants its periods show, each with a false-accusation probability bounded for this leak.
 public struct VariantTraceVerdict: Sendable {
+    /// One row, as the variant code scores it.
     public struct Row: Sendable {
         /// 1 for the first CSV row, as batch numbers rows.
         public var number: Int
+        /// How well its codeword explains the variants read.
         public var score: Double
         /// At most this probability that an innocent row of the class scores as high (union over the rows).
         public var falseAccusationProbability: Double
@@ -19,7 +21,9 @@ public struct VariantTraceVerdict: Sendable {
 
     /// The lecture's periods, those the leak covers and those in which a variant was read.
     public var periods: Int
+    /// The periods the leak covers.
     public var periodsCovered: Int
+    /// The periods in which a variant was read.
     public var periodsRead: Int
     /// The score a row must reach to be named; nil when the leak is too short to name anybody.
     public var threshold: Double?

@@ -4,7 +4,9 @@ import Overlay
 
 /// What a finished transcode reports.
 public struct TranscodeSummary: Sendable {
+    /// Video frames written.
     public var videoFrames: Int
+    /// Streams left out of the output, one phrase each.
     public var droppedStreams: [String]
     /// Damaged packets or frames the decoder concealed (only with `DamagePolicy.warn`).
     public var damagedPackets: Int
@@ -19,11 +21,15 @@ public struct TranscodeSummary: Sendable {
 
 /// What making one segment alone took: the work `-v` reports and tests count.
 public struct SegmentReport: Sendable, Equatable {
+    /// The segment's index, 0 for the first.
     public var index: Int
+    /// How many segments the presentation has.
     public var of: Int
     /// No mark of the row shows on it: the input's packets, read and not decoded.
     public var isShared: Bool
+    /// Pictures decoded to make it.
     public var decodedPictures: Int
+    /// Pictures encoded into it.
     public var encodedPictures: Int
 
     /// "segment 3 of 10: copied (shared), 0 pictures decoded" / "…: re-encoded, 180 pictures decoded, 180 encoded".
@@ -49,6 +55,7 @@ public typealias ProgressHandler = (_ doneSeconds: Double, _ totalSeconds: Doubl
 ///   (`--only-segment`): the copy of a `Lecture` prepared for one student, written by the lecture
 ///   as a batch or a server makes it (`Lecture.write`, `StudentCopy.render`).
 public struct Transcoder {
+    /// The input video (a path, or an http(s) URL).
     public var input: String
     /// The output, parsed once by the caller (its kind and container).
     public var output: OutputTarget
@@ -61,9 +68,13 @@ public struct Transcoder {
     /// `--ladder`/`--subtitles`: an `.m3u8` output becomes a multivariant playlist of renditions.
     public var ladder: LadderOptions?
     public var overwrite: Bool
+    /// What a damaged input packet does: conceal and count, or stop.
     public var damagePolicy: DamagePolicy
+    /// How much is encoded again: every frame, only the marked GOPs, or what is worthwhile.
     public var render: RenderMode
+    /// Hears warnings and notices.
     public var warn: WarningHandler
+    /// Hears the progress: seconds done, in all, and frames written; called often.
     public var progress: ProgressHandler?
     /// Hears how the video is rendered once the output has its first frame (again if a splice fails
     /// and `auto` falls back to a full render): a job that fails before that says only its error.
@@ -85,6 +96,7 @@ public struct Transcoder {
         self.onRender = onRender
     }
 
+    /// Makes the output. Settings the encoder or the container cannot honour are refused before the input is opened; the output appears only when complete.
     public func run() throws -> TranscodeSummary {
         // Settings the encoder or the container would refuse are refused before the input is read.
         try settings.validate(for: output)
@@ -137,7 +149,7 @@ public struct Transcoder {
     }
 
     /// An `.m3u8` output: the student's copy of the lecture written whole, every file beside the
-    /// playlist, the playlist last (docs/hls.md §13, §15).
+    /// playlist, the playlist last (docs/design/hls.md §13, §15).
     private func writePresentation() throws -> TranscodeSummary {
         let lecture = try Lecture.prepare(lectureDefinition(), warn: warn)
         var failure: Error?

@@ -5,7 +5,7 @@ import Overlay
 /// One student's copy made alone from a config with a variant layer: every frame rendered, the
 /// layer drawing, period by period, the variant of the student's codeword — the pictures a class's
 /// copy of that student is assembled from out of the shared renders, at the cost of one full render
-/// instead of the lecture's q (docs/variant-marks.md §6). `Lecture` draws a lecture prepared for
+/// instead of the lecture's q (docs/design/variant-marks.md §6). `Lecture` draws a lecture prepared for
 /// one student this way, and `transcode` a media file.
 ///
 /// The periods are the original's `encoded` plan cut every `seconds`, the ones a class's lecture is

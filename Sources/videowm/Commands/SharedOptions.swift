@@ -71,7 +71,7 @@ struct OutputOptions {
     }
 
     /// The same group for commands that draw no progress (stills, contact sheets): `--progress`
-    /// is accepted there too (docs/contract.md lists it among every command's output options) but shows nothing.
+    /// is accepted there too (docs/design/contract.md lists it among every command's output options) but shows nothing.
     static var optionsForCommandsWithoutProgress: OptionGroup<Self> {
         options.helping("--progress", "auto, bar, json or none: accepted as for transcode; nothing here reports progress")
     }

@@ -85,7 +85,7 @@ struct TranscodeCommand: ToolCommand {
         smart exits 64 naming the reason where it is impossible; full re-encodes every
         frame. The summary says how much was re-encoded ("re-encoded 8.0 s of 20.0 s").
 
-        A variant layer (docs/variant-marks.md) makes this the copy of the student the --var
+        A variant layer (docs/design/variant-marks.md) makes this the copy of the student the --var
         values name: their variant of the layer drawn period by period (none in a period where
         another of their marks shows), every frame rendered in one render (a batch renders a
         lecture's q variants once for the class), the pictures of their batch row, in any
