@@ -2,8 +2,12 @@
 import PackageDescription
 
 // Dependency arrows point one way:
-//   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
+//   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- Media (FFmpeg, libheif, libwebp)
+//     <- VideoWM (the library) <- VideoWMServe (HTTP) <- videowm (CLI)
 //   Animation, Overlay <- LeakTrace (leak tracing on grey frames, no FFmpeg) <- VideoWM
+// Media is the only target that depends on CFFmpeg, and it imports it `internal`: no C type crosses its
+// boundary, and VideoWM reaches Media's internals it needs through `package` declarations (as swift-nio
+// keeps NIOCore below NIOPosix). The compiler, not a test, keeps FFmpeg out of the rest.
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -46,7 +50,10 @@ let package = Package(
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
         .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CCrypto", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
+        // The FFmpeg boundary: owning wrappers over files, codecs, frames, conversion and muxing (and libheif's and
+        // libwebp's decoders), with the typed errors they throw, which the whole library shares.
+        .target(name: "Media", dependencies: ["Animation", "Overlay", "CFFmpeg", "CHeif", "CWebP", "CProcessGuard"]),
+        .target(name: "VideoWM", dependencies: ["Media", "Animation", "Overlay", "ImageMetadata", "LeakTrace", "CCrypto", "CJPEG", "CProcessGuard"]),
         // `videowm serve`: the HTTP origin, a thin layer over VideoWM (tokens, routes, cache, render pool).
         .target(name: "VideoWMServe", dependencies: ["VideoWM", "Animation", "CMicroHTTPD", "CProcessGuard"]),
         .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
@@ -55,7 +62,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),
         .testTarget(name: "AnimationTests", dependencies: ["Animation", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
-        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
+        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "Media", "TestSupport"]),
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata", "TestSupport"]),
         // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation"]),

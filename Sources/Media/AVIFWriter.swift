@@ -1,4 +1,4 @@
-import CHeif
+internal import CHeif
 import Overlay
 
 /// AVIF output through libheif's AV1 encoder (libaom 3.6 in Debian 12): the marked picture,
@@ -7,12 +7,12 @@ import Overlay
 /// Measured here: libheif's `heif-enc -A` encodes a 12-megapixel picture in about 2.3 s of
 /// CPU. FFmpeg 5.1 can also mux AVIF (its `avif` muxer with libaom or SVT-AV1), but libheif
 /// is already linked for HEIC input and writes the ICC profile and EXIF/XMP items as well.
-enum AVIFWriter {
+package enum AVIFWriter {
     /// `quality` is libheif's lossy quality, 1…100 (the `--quality` scale of JPEG and WebP).
     /// `codePoints` (H.273 primaries, transfer, matrix, full range) go into the `nclx` colour
     /// box; the picture is coded with the matrix that goes with the primaries (BT.2020's or
     /// BT.709's) rather than as RGB.
-    static func encode(_ image: StraightRGBAImage, quality: Int, iccProfile: [UInt8]?, codePoints: [UInt8]? = nil,
+    package static func encode(_ image: StraightRGBAImage, quality: Int, iccProfile: [UInt8]?, codePoints: [UInt8]? = nil,
                        exif: [UInt8]?, xmp: [UInt8]?, path: String) throws -> [UInt8] {
         let hasAlpha = stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] != 255 }
         let channels = hasAlpha ? 4 : 3

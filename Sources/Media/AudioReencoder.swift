@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// Re-encodes one audio stream: decode, resample to the encoder's format and rate, regroup
 /// into the encoder's frame size, encode, and hand the packets to a sink.
@@ -8,9 +8,9 @@ import CFFmpeg
 /// the input's own timestamps say audio is missing (a gap) or doubled (an overlap) by more
 /// than `driftTolerance`, silence is inserted or samples dropped, so the sound stays where
 /// the input's clock puts it however long the file.
-final class AudioReencoder {
+package final class AudioReencoder {
     /// Where the encoded packets go; set once, before the first packet is consumed.
-    private(set) var sink: PacketSink?
+    package private(set) var sink: PacketSink?
     private let decoder: Decoder
     private let encoder: Encoder
     private let resampler: AudioResampler
@@ -29,7 +29,7 @@ final class AudioReencoder {
 
     /// A re-encoder of `stream` (of the file named `input`) with the encoder named
     /// `encoderName`, writing into a new stream of `muxer`.
-    convenience init(stream: InputStream, input: String, encoderName: String, muxer: Muxer) throws {
+    package convenience init(stream: InputStream, input: String, encoderName: String, muxer: Muxer) throws {
         try self.init(stream: stream, input: input, encoderName: encoderName, file: muxer.target,
                       globalHeader: muxer.container.needsGlobalHeader)
         sink = try muxer.addStream(encodedBy: encoder, replacing: stream)
@@ -37,7 +37,7 @@ final class AudioReencoder {
 
     /// A re-encoder whose packets go to `sink` (set with `write(to:)`); `file` names the output in
     /// errors; `globalHeader` when the container wants codec headers out of band.
-    init(stream: InputStream, input: String, encoderName: String, file: String, globalHeader: Bool) throws {
+    package init(stream: InputStream, input: String, encoderName: String, file: String, globalHeader: Bool) throws {
         self.file = file
         inputTimeBase = stream.timeBase
         decoder = try Decoder(stream: stream, file: input, threads: 1)
@@ -69,21 +69,21 @@ final class AudioReencoder {
     }
 
     /// Sends the encoded packets to `sink` (when not made with a muxer).
-    func write(to sink: PacketSink) {
+    package func write(to sink: PacketSink) {
         precondition(self.sink == nil, "an audio re-encoder writes to one sink")
         self.sink = sink
     }
 
     /// A stream of `muxer` for what this encoder makes, in place of `input` (an HLS
     /// presentation's initialization segment describes the encoded audio so).
-    func addStream(to muxer: Muxer, replacing input: InputStream) throws -> MuxedStream {
+    package func addStream(to muxer: Muxer, replacing input: InputStream) throws -> MuxedStream {
         try muxer.addStream(encodedBy: encoder, replacing: input)
     }
 
     /// The encoder's time base: the packets' timestamps count in it.
-    var timeBase: Rational { encoder.timeBase }
+    package var timeBase: Rational { encoder.timeBase }
 
-    var encoderName: String { encoder.name }
+    package var encoderName: String { encoder.name }
     private var sampleRate: Int32 { encoder.context.pointee.sample_rate }
     private var sampleFormat: AVSampleFormat { encoder.context.pointee.sample_fmt }
     private var channelCount: Int32 { encoder.context.pointee.ch_layout.nb_channels }
@@ -99,7 +99,7 @@ final class AudioReencoder {
     }
 
     /// Decodes one input packet (or nil to drain) and writes what the encoder produces.
-    func consume(_ input: Packet?) throws {
+    package func consume(_ input: Packet?) throws {
         // A damaged audio packet: the decoder conceals it, as the ffmpeg tool does.
         if case .damaged = try decoder.send(input) { return }
         while true {
@@ -123,7 +123,7 @@ final class AudioReencoder {
     }
 
     /// Drains decoder, resampler and encoder at the end of the input.
-    func finish() throws {
+    package func finish() throws {
         try consume(nil)
         try resample(nil)
         try encodeFullFrames(flushing: true)

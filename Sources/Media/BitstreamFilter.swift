@@ -1,17 +1,17 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An owned FFmpeg bitstream filter (`AVBSFContext`): packets rewritten the way a muxer would
 /// rewrite them before storing them. An HLS segment is written by our own fMP4 writer, so the
 /// filters FFmpeg's MP4 muxer inserts by itself are applied here: `vp9_superframe` (libvpx's
 /// hidden alt-ref frames joined to the next shown one: one packet per picture) and
 /// `aac_adtstoasc` (ADTS headers of AAC from MPEG-TS dropped).
-final class BitstreamFilter {
+package final class BitstreamFilter {
     private let context: UnsafeMutablePointer<AVBSFContext>
     private let file: String
 
     /// The filter FFmpeg's MP4 muxer would put on a stream of `codec` whose first packet is
     /// `firstPacket`, nil when it needs none.
-    static func mp4FilterName(codec: CodecID, firstPacket: UnsafeRawBufferPointer, extradata: [UInt8]) -> String? {
+    package static func mp4FilterName(codec: CodecID, firstPacket: UnsafeRawBufferPointer, extradata: [UInt8]) -> String? {
         if codec == .vp9 { return "vp9_superframe" }
         // ADTS: the 12-bit sync word 0xFFF, and no AudioSpecificConfig out of band.
         if codec == .aac, extradata.isEmpty, firstPacket.count >= 2, firstPacket[0] == 0xFF, firstPacket[1] & 0xF0 == 0xF0 {
@@ -21,14 +21,14 @@ final class BitstreamFilter {
     }
 
     /// A filter named `name` for packets described by `stream`'s parameters, in `timeBase`.
-    convenience init(name: String, stream: InputStream, file: String) throws {
+    package convenience init(name: String, stream: InputStream, file: String) throws {
         try self.init(name: name, file: file) { try check(avcodec_parameters_copy($0, stream.pointer.pointee.codecpar), OutputError.call("setting up \(name)", file: file)) }
         context.pointee.time_base_in = stream.timeBase.av
         try initialize(name)
     }
 
     /// A filter named `name` for what `encoder` makes.
-    convenience init(name: String, encoder: Encoder, file: String) throws {
+    package convenience init(name: String, encoder: Encoder, file: String) throws {
         try self.init(name: name, file: file) { try check(avcodec_parameters_from_context($0, encoder.context), OutputError.call("setting up \(name)", file: file)) }
         context.pointee.time_base_in = encoder.timeBase.av
         try initialize(name)
@@ -54,7 +54,7 @@ final class BitstreamFilter {
     }
 
     /// Filters `packet` (nil: the end) and returns what comes out (none, one or more packets).
-    func filter(_ packet: Packet?) throws -> [Packet] {
+    package func filter(_ packet: Packet?) throws -> [Packet] {
         if let packet {
             let input = try packet.retained(file: file)
             try check(av_bsf_send_packet(context, input.pointer), OutputError.call("filtering a packet", file: file))

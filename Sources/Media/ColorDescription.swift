@@ -1,10 +1,10 @@
-import CFFmpeg
+internal import CFFmpeg
 import Overlay
 
 /// How a picture's colours are coded, as a stream or frame says: primaries, transfer,
 /// YUV matrix, range and chroma siting. Carried through from input to output unchanged,
 /// except where a conversion changes the matrix or range (`convertedForMarking`).
-struct ColorDescription: Equatable, Sendable {
+package struct ColorDescription: Equatable, Sendable {
     var primaries = AVCOL_PRI_UNSPECIFIED
     var transfer = AVCOL_TRC_UNSPECIFIED
     var matrix = AVCOL_SPC_UNSPECIFIED
@@ -12,15 +12,15 @@ struct ColorDescription: Equatable, Sendable {
     var chromaLocation = AVCHROMA_LOC_UNSPECIFIED
 
     /// What FFmpeg's mjpeg decoder says of a JPEG's pictures.
-    static let jpeg = ColorDescription(matrix: AVCOL_SPC_BT470BG, range: AVCOL_RANGE_JPEG, chromaLocation: AVCHROMA_LOC_CENTER)
+    package static let jpeg = ColorDescription(matrix: AVCOL_SPC_BT470BG, range: AVCOL_RANGE_JPEG, chromaLocation: AVCHROMA_LOC_CENTER)
 
     /// Samples span 0…max rather than the limited ("TV") range.
     var isFullRange: Bool { range == AVCOL_RANGE_JPEG }
 
     /// The range is stated as limited ("tv").
-    var isLimitedRange: Bool { range == AVCOL_RANGE_MPEG }
+    package var isLimitedRange: Bool { range == AVCOL_RANGE_MPEG }
 
-    mutating func markLimitedRange() { range = AVCOL_RANGE_MPEG }
+    package mutating func markLimitedRange() { range = AVCOL_RANGE_MPEG }
 
     /// The YUV matrix the samples use; when the file does not say, the usual guess of
     /// players: BT.709 from 720 lines up, BT.601 below.
@@ -38,7 +38,7 @@ struct ColorDescription: Equatable, Sendable {
     /// The transfer and primaries the compositor maps marks into: PQ (SMPTE ST 2084) and HLG
     /// (ARIB STD-B67) frames are HDR; anything else is SDR and marked exactly as before. An
     /// HDR frame is taken as BT.2020 unless it says BT.709, as players do with untagged primaries.
-    var frameColorSpace: FrameColorSpace {
+    package var frameColorSpace: FrameColorSpace {
         let transfer: FrameColorSpace.Transfer
         switch self.transfer {
         case AVCOL_TRC_SMPTE2084: transfer = .pq
@@ -66,7 +66,7 @@ struct ColorDescription: Equatable, Sendable {
     /// transfer and matrix — so a player that guesses otherwise still shows it, marks included,
     /// as it was marked. (Below 720 lines the guess, BT.601, leaves the primaries open: 525 or 625
     /// lines.)
-    func convertedForMarking(from format: PixelFormat, height: Int) -> ColorDescription {
+    package func convertedForMarking(from format: PixelFormat, height: Int) -> ColorDescription {
         var converted = self
         if format.isRGB || matrix == AVCOL_SPC_RGB {
             converted.matrix = height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
@@ -84,22 +84,29 @@ struct ColorDescription: Equatable, Sendable {
 }
 
 /// One of swscale's coefficient tables (`SWS_CS_*`).
-struct ScaleCoefficients: Equatable, Sendable {
-    let value: Int32
+package struct ScaleCoefficients: Equatable, Sendable {
+    package let value: Int32
     init(_ value: Int32) { self.value = value }
-    static let bt601 = ScaleCoefficients(SWS_CS_ITU601)
+    package static let bt601 = ScaleCoefficients(SWS_CS_ITU601)
 }
 
 /// What swscale needs to keep colours while converting: the matrix of the YUV side, and
 /// whether each side is full range.
-struct ColorConversion: Equatable, Sendable {
-    var coefficients: ScaleCoefficients
-    var sourceFullRange: Bool
-    var targetFullRange: Bool
+package struct ColorConversion: Equatable, Sendable {
+    package var coefficients: ScaleCoefficients
+    package var sourceFullRange: Bool
+    package var targetFullRange: Bool
+
+    /// The memberwise initializer, spelt out so VideoWM can call it.
+    package init(coefficients: ScaleCoefficients, sourceFullRange: Bool, targetFullRange: Bool) {
+        self.coefficients = coefficients
+        self.sourceFullRange = sourceFullRange
+        self.targetFullRange = targetFullRange
+    }
 
     /// A frame of `source` (pixel format `format`) converted to `target` for marking: its own
     /// matrix and range; for RGB sources, which have no matrix, the one `target` gives the output.
-    static func marking(from source: ColorDescription, format: PixelFormat, to target: ColorDescription, height: Int) -> ColorConversion {
+    package static func marking(from source: ColorDescription, format: PixelFormat, to target: ColorDescription, height: Int) -> ColorConversion {
         // RGB has no range to keep (it is full); an untagged YUV source given BT.709 tags
         // (`convertedForMarking`) keeps its own range.
         let fromRGB = format.isRGB || source.matrix == AVCOL_SPC_RGB
@@ -110,11 +117,11 @@ struct ColorConversion: Equatable, Sendable {
     /// A still (decoded image or marked video frame) to full-range RGBA. `stillRange`: stills
     /// are full range unless they say otherwise (lossy WebP says "tv"); video frames are
     /// limited unless they say full.
-    static func toRGBA(from source: ColorDescription, format: PixelFormat, height: Int, stillRange: Bool) -> ColorConversion {
+    package static func toRGBA(from source: ColorDescription, format: PixelFormat, height: Int, stillRange: Bool) -> ColorConversion {
         let full = stillRange ? !source.isLimitedRange : source.yuvMatrix(height: height, format: format).isFullRange
         return ColorConversion(coefficients: source.scaleCoefficients(height: height), sourceFullRange: full, targetFullRange: true)
     }
 
     /// Full-range RGBA to limited-range BT.601 YUV, as libwebp (like VP8) codes it.
-    static let rgbaToWebP = ColorConversion(coefficients: .bt601, sourceFullRange: true, targetFullRange: false)
+    package static let rgbaToWebP = ColorConversion(coefficients: .bt601, sourceFullRange: true, targetFullRange: false)
 }

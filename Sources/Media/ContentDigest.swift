@@ -1,9 +1,9 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// SHA-256 (libavutil's), to name files by their content (and, for `videowm serve`, to tag a
 /// lecture's revision).
 public enum ContentDigest {
-    static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         // libavutil's context, in memory Swift allocates (as every Swift allocation, it traps
         // only when the process is out of memory): no allocation of FFmpeg's that could fail here.
         let memory = UnsafeMutableRawPointer.allocate(byteCount: Int(av_sha_size), alignment: 16)

@@ -9,7 +9,7 @@
 /// keyframe's byte position, and every packet read after it gets the correction the reading
 /// from the start gave it (`InputFile.seek`) — so the frame locator and `trace` see the times
 /// `transcode` sees.
-struct CorrectedTimeline {
+package struct CorrectedTimeline {
     /// From `position` on, a stream's packets get `ticks` (of its time base) added.
     struct Correction: Equatable {
         let position: Int64
@@ -17,25 +17,25 @@ struct CorrectedTimeline {
     }
 
     /// A keyframe packet: its corrected presentation timestamp and where its packet starts.
-    struct Keyframe: Equatable {
-        let presentationTimestamp: Int64
-        let position: Int64
+    package struct Keyframe: Equatable {
+        package let presentationTimestamp: Int64
+        package let position: Int64
     }
 
     /// Per stream index, in file order.
     private(set) var corrections: [Int: [Correction]] = [:]
-    private(set) var keyframes: [Int: [Keyframe]] = [:]
+    package private(set) var keyframes: [Int: [Keyframe]] = [:]
     /// Per stream index, the corrected presentation times it covers: the first packet's and
     /// the latest end (presentation time plus duration), in its time base.
-    private(set) var spans: [Int: (first: Int64, end: Int64)] = [:]
+    package private(set) var spans: [Int: (first: Int64, end: Int64)] = [:]
     private var timeBases: [Int: Rational] = [:]
     /// Where the timestamps jumped (as `InputFile.timestampJumps` reports them after a full read).
-    private(set) var jumps: [(atSeconds: Double, shiftSeconds: Double)] = []
+    package private(set) var jumps: [(atSeconds: Double, shiftSeconds: Double)] = []
 
-    var hasJumps: Bool { !jumps.isEmpty }
+    package var hasJumps: Bool { !jumps.isEmpty }
 
     /// Reads every packet of the file at `path` once.
-    static func read(path: String, name: String) throws -> CorrectedTimeline {
+    package static func read(path: String, name: String) throws -> CorrectedTimeline {
         let input = try InputFile(path: path, name: name)
         var timeline = CorrectedTimeline()
         for stream in input.streams { timeline.timeBases[stream.index] = stream.timeBase }
@@ -65,7 +65,7 @@ struct CorrectedTimeline {
 
     /// The ticks the reading from the start added to a packet of `stream` that starts at
     /// `position`: those of the last correction at or before it (the first one's before that).
-    func ticks(stream: Int, position: Int64) -> Int64? {
+    package func ticks(stream: Int, position: Int64) -> Int64? {
         guard let list = corrections[stream], !list.isEmpty else { return nil }
         // The last index whose position is not after `position`.
         var low = 0, high = list.count
@@ -85,13 +85,13 @@ struct CorrectedTimeline {
     }
 
     /// How long `stream` lasts on the corrected clock, in its time base.
-    func duration(of stream: Int) -> Int64? {
+    package func duration(of stream: Int) -> Int64? {
         spans[stream].map { $0.end - $0.first }
     }
 
     /// How long the file lasts on the corrected clock: from the earliest audio or video start to
     /// the latest end (FFmpeg's container duration, without the jumps).
-    func durationSeconds(mediaStreams: Set<Int>) -> Double? {
+    package func durationSeconds(mediaStreams: Set<Int>) -> Double? {
         let ends = spans.compactMap { stream, span -> (Double, Double)? in
             guard mediaStreams.contains(stream), let timeBase = timeBases[stream], timeBase.isValid else { return nil }
             return (timeBase.seconds(span.first), timeBase.seconds(span.end))

@@ -1,14 +1,14 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An owned decoding `AVCodecContext` for one input stream.
-final class Decoder {
+package final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
-    let file: String
+    package let file: String
 
     /// A decoder for `stream`; `file` names it in errors. `strict` makes damaged data an error
     /// rather than something concealed: a still has no next frame to hide the damage behind.
     /// `keyframesOnly` skips every other picture (a quick look over a long video).
-    init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false, keyframesOnly: Bool = false) throws {
+    package init(stream: InputStream, file: String, threads: Int = 0, strict: Bool = false, keyframesOnly: Bool = false) throws {
         self.file = file
         guard let parameters = stream.pointer.pointee.codecpar else {
             throw MediaError(file: file, detail: "stream \(stream.index) has no codec parameters")
@@ -36,7 +36,7 @@ final class Decoder {
     /// A one-thread decoder for the packets `encoder` makes (its codec, size, format and global
     /// header): smart rendering's quality trial decodes its own re-encoded pictures to compare them
     /// with the input's.
-    init(decodingOutputOf encoder: Encoder, file: String) throws {
+    package init(decodingOutputOf encoder: Encoder, file: String) throws {
         self.file = file
         guard let codec = avcodec_find_decoder(encoder.codec.pointee.id) else {
             throw MediaError(file: file, detail: "no decoder for what \(encoder.name) makes")
@@ -99,10 +99,10 @@ final class Decoder {
     }
 
     /// Forgets buffered frames and state, after a seek.
-    func flush() { avcodec_flush_buffers(context) }
+    package func flush() { avcodec_flush_buffers(context) }
 
     /// What the decoder made of a packet.
-    enum SendOutcome {
+    package enum SendOutcome {
         case accepted
         /// The decoder holds frames that must be received before it takes more (`EAGAIN`).
         case mustReceiveFirst
@@ -111,7 +111,7 @@ final class Decoder {
     }
 
     /// Sends a packet, or nil to drain.
-    func send(_ packet: Packet?) throws -> SendOutcome {
+    package func send(_ packet: Packet?) throws -> SendOutcome {
         let code = avcodec_send_packet(context, packet?.pointer)
         if code == AVErrorCode.tryAgain { return .mustReceiveFirst }
         if code >= 0 || code == AVErrorCode.endOfFile { return .accepted }
@@ -119,7 +119,7 @@ final class Decoder {
     }
 
     /// What a receive call gave.
-    enum ReceiveOutcome: Equatable {
+    package enum ReceiveOutcome: Equatable {
         case frame
         case needsInput
         case endOfStream
@@ -127,7 +127,7 @@ final class Decoder {
         case damaged(MediaError)
     }
 
-    func receive(into frame: Frame) throws -> ReceiveOutcome {
+    package func receive(into frame: Frame) throws -> ReceiveOutcome {
         let code = avcodec_receive_frame(context, frame.pointer)
         if code == AVErrorCode.tryAgain { return .needsInput }
         if code == AVErrorCode.endOfFile { return .endOfStream }
@@ -140,7 +140,7 @@ final class Decoder {
     /// before it takes more input (`mustReceiveFirst`) gets the same packet again once it has, so
     /// no packet is dropped. `onDamage` hears damaged data (`sending`: from the packet sent, else
     /// from a frame), to count it or stop.
-    func decode(_ packet: Packet?, into frame: Frame, onDamage: (MediaError, _ sending: Bool) throws -> Void,
+    package func decode(_ packet: Packet?, into frame: Frame, onDamage: (MediaError, _ sending: Bool) throws -> Void,
                 onFrame: (Frame) throws -> Void) throws {
         var sent = false
         while !sent {
@@ -176,7 +176,7 @@ final class Decoder {
 extension MediaError {
     /// The error for a failed decoding call, which callers treat as damaged data; thrown
     /// instead when the failure is not the data's (an interrupt, or memory running out).
-    static func decoding(_ code: Int32, file: String) throws -> MediaError {
+    package static func decoding(_ code: Int32, file: String) throws -> MediaError {
         if code == AVErrorCode.exit { throw InterruptedError() }
         let error = MediaError(file: file, operation: "decoding", code: ErrorCode(ffmpeg: code))
         if error.isResourceExhausted { throw error }

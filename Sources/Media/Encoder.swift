@@ -1,13 +1,13 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An owned encoding `AVCodecContext`.
-final class Encoder {
+package final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codec: UnsafePointer<AVCodec>
-    let file: String
+    package let file: String
 
     /// Creates (but does not open) an encoder; the caller fills in the context, then calls `open`.
-    init(codecName: String, file: String) throws {
+    package init(codecName: String, file: String) throws {
         self.file = file
         guard let codec = avcodec_find_encoder_by_name(codecName) else {
             throw EncoderError(encoder: codecName, file: file, problem: .unavailable)
@@ -18,7 +18,7 @@ final class Encoder {
     }
 
     /// An opened video encoder set up as `configuration` says.
-    convenience init(_ configuration: VideoEncoderConfiguration, file: String) throws {
+    package convenience init(_ configuration: VideoEncoderConfiguration, file: String) throws {
         try self.init(codecName: configuration.encoderName, file: file)
         let c = context
         c.pointee.pix_fmt = configuration.pixelFormat.av
@@ -41,7 +41,7 @@ final class Encoder {
         if let interval = configuration.minKeyframeInterval { c.pointee.keyint_min = Int32(clamping: interval) }
         if let profile = configuration.profileNumber { c.pointee.profile = Int32(clamping: profile) }
         if configuration.globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        if case .interlaced(_, let order) = configuration.fieldOrder {
+        if let order = configuration.fieldOrder.av {
             c.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
             c.pointee.field_order = order
         }
@@ -53,23 +53,23 @@ final class Encoder {
         avcodec_free_context(&c)
     }
 
-    var name: String { String(cString: codec.pointee.name) }
+    package var name: String { String(cString: codec.pointee.name) }
 
-    var timeBase: Rational { Rational(context.pointee.time_base) }
+    package var timeBase: Rational { Rational(context.pointee.time_base) }
     /// Pictures the encoder may output before it is shown (B-frame reordering, `has_b_frames`).
-    var reorderDelay: Int { Int(context.pointee.has_b_frames) }
-    var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
-    var width: Int { Int(context.pointee.width) }
-    var height: Int { Int(context.pointee.height) }
+    package var reorderDelay: Int { Int(context.pointee.has_b_frames) }
+    package var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
+    package var width: Int { Int(context.pointee.width) }
+    package var height: Int { Int(context.pointee.height) }
 
     /// The codec's global header (H.264/HEVC parameter sets in Annex B form) when opened with one.
-    var extradata: [UInt8] {
+    package var extradata: [UInt8] {
         guard let data = context.pointee.extradata, context.pointee.extradata_size > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
     }
 
     /// Pixel formats the encoder named `name` accepts (empty when it does not say).
-    static func supportedPixelFormats(ofEncoderNamed name: String) throws -> [PixelFormat] {
+    package static func supportedPixelFormats(ofEncoderNamed name: String) throws -> [PixelFormat] {
         guard let codec = avcodec_find_encoder_by_name(name) else { throw EncoderError(encoder: name, problem: .unavailable) }
         guard var p = codec.pointee.pix_fmts else { return [] }
         var formats: [PixelFormat] = []
@@ -80,7 +80,7 @@ final class Encoder {
         return formats
     }
 
-    func open(options: [String: String]) throws {
+    package func open(options: [String: String]) throws {
         var dict: OpaquePointer?
         for (key, value) in options { av_dict_set(&dict, key, value, 0) }
         let code = avcodec_open2(context, codec, &dict)
@@ -103,12 +103,12 @@ final class Encoder {
     }
 
     /// Sends a frame, or nil to drain.
-    func send(_ frame: Frame?) throws {
+    package func send(_ frame: Frame?) throws {
         let code = avcodec_send_frame(context, frame?.pointer)
         if code != AVErrorCode.endOfFile { try check(code, OutputError.call("encoding with \(name)", file: file)) }
     }
 
-    func receive(into packet: Packet) throws -> CodecStep {
+    package func receive(into packet: Packet) throws -> CodecStep {
         let code = avcodec_receive_packet(context, packet.pointer)
         if code == AVErrorCode.tryAgain { return .needsInput }
         if code == AVErrorCode.endOfFile { return .endOfStream }
@@ -117,7 +117,7 @@ final class Encoder {
     }
 
     /// Writes every packet the encoder has ready to `sink`, using `packet` as scratch space.
-    func writePackets(to sink: PacketSink, using packet: Packet) throws {
+    package func writePackets(to sink: PacketSink, using packet: Packet) throws {
         while try receive(into: packet) == .produced {
             try sink.write(packet, timeBase: timeBase)
             packet.unref()
@@ -126,7 +126,7 @@ final class Encoder {
 }
 
 /// What a send/receive call pair reports: a result, a request for more input, or the end.
-enum CodecStep {
+package enum CodecStep {
     case produced
     case needsInput
     case endOfStream
@@ -134,39 +134,67 @@ enum CodecStep {
 
 /// How a video encoder is set up: a value, so the decisions (pixel format, size, colour)
 /// are made and tested apart from FFmpeg's structs.
-struct VideoEncoderConfiguration: Equatable {
+package struct VideoEncoderConfiguration: Equatable {
     /// FFmpeg's encoder name ("libx264").
-    var encoderName: String
-    var pixelFormat: PixelFormat
-    var width: Int
-    var height: Int
-    var sampleAspect: Rational
-    var timeBase: Rational
-    var frameRate: Rational?
-    var color: ColorDescription
+    package var encoderName: String
+    package var pixelFormat: PixelFormat
+    package var width: Int
+    package var height: Int
+    package var sampleAspect: Rational
+    package var timeBase: Rational
+    package var frameRate: Rational?
+    package var color: ColorDescription
     /// Codec threads; 0 lets FFmpeg choose.
-    var threads: Int
+    package var threads: Int
     /// Target bit rate in bits per second; nil for constant quality.
-    var bitRate: Int?
+    package var bitRate: Int?
     /// The decoder buffer (VBV) model: its fill rate in bits per second and its size in bits; nil leaves it off.
-    var maxRate: Int? = nil
-    var bufferSize: Int? = nil
+    package var maxRate: Int? = nil
+    package var bufferSize: Int? = nil
     /// The container wants codec headers out of band (MP4, Matroska…).
-    var globalHeader: Bool
+    package var globalHeader: Bool
     /// The encoder's private options (`crf`, `preset`…).
-    var options: [String: String]
+    package var options: [String: String]
     /// Frames between keyframes (`gop_size`) and at least between them (`keyint_min`); nil: the encoder's.
-    var gopSize: Int? = nil
-    var minKeyframeInterval: Int? = nil
+    package var gopSize: Int? = nil
+    package var minKeyframeInterval: Int? = nil
     /// `AVCodecContext.profile` for encoders that take a number (libvpx); nil: the encoder's.
-    var profileNumber: Int? = nil
+    package var profileNumber: Int? = nil
     /// Keyframes placed by presentation time: the frame path asks for one on each frame a
     /// `KeyframeSchedule` of this interval picks (`Frame.requestKeyframe`); nil: none forced.
-    var forcedKeyframes: KeyframeInterval? = nil
+    package var forcedKeyframes: KeyframeInterval? = nil
     /// Interlaced coding with this field order (each frame's own `top_field_first` tells
     /// the encoder which field comes first); progressive otherwise.
-    var fieldOrder: FieldOrder = .progressive
+    package var fieldOrder: FieldOrder = .progressive
+
+    /// The memberwise initializer, spelt out so VideoWM can call it.
+    package init(encoderName: String, pixelFormat: PixelFormat, width: Int, height: Int, sampleAspect: Rational,
+                 timeBase: Rational, frameRate: Rational? = nil, color: ColorDescription, threads: Int,
+                 bitRate: Int? = nil, maxRate: Int? = nil, bufferSize: Int? = nil, globalHeader: Bool,
+                 options: [String: String], gopSize: Int? = nil, minKeyframeInterval: Int? = nil,
+                 profileNumber: Int? = nil, forcedKeyframes: KeyframeInterval? = nil,
+                 fieldOrder: FieldOrder = .progressive) {
+        self.encoderName = encoderName
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.sampleAspect = sampleAspect
+        self.timeBase = timeBase
+        self.frameRate = frameRate
+        self.color = color
+        self.threads = threads
+        self.bitRate = bitRate
+        self.maxRate = maxRate
+        self.bufferSize = bufferSize
+        self.globalHeader = globalHeader
+        self.options = options
+        self.gopSize = gopSize
+        self.minKeyframeInterval = minKeyframeInterval
+        self.profileNumber = profileNumber
+        self.forcedKeyframes = forcedKeyframes
+        self.fieldOrder = fieldOrder
+    }
 
     /// Encoders that code interlaced pictures (field or MBAFF coding) from interlaced frames.
-    static let interlacedEncoders: Set<String> = ["libx264", "mpeg2video"]
+    package static let interlacedEncoders: Set<String> = ["libx264", "mpeg2video"]
 }

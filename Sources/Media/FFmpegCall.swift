@@ -1,9 +1,9 @@
-import CFFmpeg
+internal import CFFmpeg
 import Overlay
 
 extension ErrorCode {
     /// An FFmpeg return code with FFmpeg's text for it ("Invalid data found when processing input").
-    init(ffmpeg code: Int32) {
+    package init(ffmpeg code: Int32) {
         var buffer = [CChar](repeating: 0, count: 256)
         let message = av_strerror(code, &buffer, buffer.count) < 0
             ? "error \(code)"
@@ -24,7 +24,7 @@ enum AVErrorCode {
 /// for it — or `InterruptedError` when the call failed because our interrupt callback
 /// stopped it, which is no failure of the call.
 @discardableResult
-func check(_ code: Int32, _ failure: (ErrorCode) -> any Error) throws -> Int32 {
+package func check(_ code: Int32, _ failure: (ErrorCode) -> any Error) throws -> Int32 {
     guard code < 0 else { return code }
     if code == AVErrorCode.exit { throw InterruptedError() }
     let error = failure(ErrorCode(ffmpeg: code))

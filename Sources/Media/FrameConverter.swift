@@ -1,11 +1,11 @@
-import CFFmpeg
+internal import CFFmpeg
 import Overlay
 
 /// Converts frames of one size and pixel format into one reused output frame of another
 /// format and size, placed as `Placement` says.
-final class FrameConverter {
+package final class FrameConverter {
     /// Where the converted picture goes in the output frame.
-    enum Placement: Equatable {
+    package enum Placement: Equatable {
         /// At the top-left corner, at its own size. Extra columns and rows of a larger output
         /// (4:2:0 encoders need even sizes) repeat the picture's edge, so nothing is cropped.
         case padded
@@ -18,14 +18,21 @@ final class FrameConverter {
     }
 
     /// A picture's size and pixel format.
-    struct Shape: Equatable {
-        var width: Int
-        var height: Int
-        var format: PixelFormat
+    package struct Shape: Equatable {
+        package var width: Int
+        package var height: Int
+        package var format: PixelFormat
+
+        /// The memberwise initializer, spelt out so VideoWM can call it.
+        package init(width: Int, height: Int, format: PixelFormat) {
+            self.width = width
+            self.height = height
+            self.format = format
+        }
     }
 
-    let source: Shape
-    let output: Frame
+    package let source: Shape
+    package let output: Frame
     private let scaler: PixelScaler
     private let placement: Placement
     /// The picture's size in the output, before padding.
@@ -36,7 +43,7 @@ final class FrameConverter {
     private let file: String
 
     /// A converter from frames of `source` to frames of `target`; `file` names the video in errors.
-    init(from source: Shape, to target: Shape, placement: Placement = .padded, colors: ColorConversion, file: String) throws {
+    package init(from source: Shape, to target: Shape, placement: Placement = .padded, colors: ColorConversion, file: String) throws {
         let needsLayout: Bool
         let scaledSize: (width: Int, height: Int)
         var filter = PixelScaler.Filter.bicubic
@@ -69,7 +76,7 @@ final class FrameConverter {
     /// The largest rectangle of whole chroma samples (`unitX`×`unitY`) with the picture's
     /// displayed shape that fits the output, centred. Widths are in stored pixels, each
     /// `pixelAspect` (or `outputPixelAspect`) wide.
-    static func fit(width: Int, height: Int, pixelAspect: Double, into outputWidth: Int, _ outputHeight: Int,
+    package static func fit(width: Int, height: Int, pixelAspect: Double, into outputWidth: Int, _ outputHeight: Int,
                     outputPixelAspect: Double, unitX: Int, unitY: Int) -> PixelRect {
         // Widths in displayed units: stored columns × pixel aspect.
         let shownWidth = Double(width) * pixelAspect, shownHeight = Double(height)
@@ -83,7 +90,7 @@ final class FrameConverter {
     }
 
     /// Converts `frame` into `output` (whose buffers are made writable first) and copies its properties.
-    func convert(_ frame: Frame) throws -> Frame {
+    package func convert(_ frame: Frame) throws -> Frame {
         try output.makeWritable(file: file)
         switch placement {
         case .padded, .scaled:

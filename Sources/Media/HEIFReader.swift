@@ -1,4 +1,4 @@
-import CHeif
+internal import CHeif
 import Overlay
 
 /// HEIC/HEIF stills (iPhone photos) decoded through libheif (in Media: the C structs stay here): the primary image, with its
@@ -8,20 +8,20 @@ import Overlay
 /// defaults to off), so the picture comes out upright. A HEIF's EXIF Orientation is only
 /// informative (the HEIF standard makes the transformation boxes normative, and iPhones write
 /// both), so it must not be applied again: the caller treats HEIF pixels as already upright.
-enum HEIFReader {
-    struct Decoded {
-        var image: StraightRGBAImage
-        var iccProfile: [UInt8]?
+package enum HEIFReader {
+    package struct Decoded {
+        package var image: StraightRGBAImage
+        package var iccProfile: [UInt8]?
         /// The EXIF block without libheif's 4-byte offset prefix, and the XMP packet.
-        var exif: [UInt8]?
-        var xmp: [UInt8]?
+        package var exif: [UInt8]?
+        package var xmp: [UInt8]?
     }
 
     /// Brands of the ISO base media `ftyp` box that mark an HEIF still (HEVC or AV1 coded).
     static let brands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis"]
 
     /// Whether a file's first bytes are an `ftyp` box naming an HEIF brand.
-    static func looksLikeHEIF(_ header: [UInt8]) -> Bool {
+    package static func looksLikeHEIF(_ header: [UInt8]) -> Bool {
         guard header.count >= 16, Array(header[4..<8]) == Array("ftyp".utf8) else { return false }
         let boxSize = min(header.count, Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3]))
         // The major brand at 8, the minor version at 12, compatible brands from 16.
@@ -30,7 +30,7 @@ enum HEIFReader {
     }
 
     /// `checkSize` refuses a picture too large to decode (the stills' limits), given its upright size.
-    static func read(path: String, checkSize: (_ width: Int, _ height: Int) throws -> Void) throws -> Decoded {
+    package static func read(path: String, checkSize: (_ width: Int, _ height: Int) throws -> Void) throws -> Decoded {
         let context = try HEIFContext(path: path)
         let handle = try context.primaryImage(path: path)
         let width = Int(heif_image_handle_get_width(handle.pointer)), height = Int(heif_image_handle_get_height(handle.pointer))

@@ -1,11 +1,11 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// One picture encoded by one of FFmpeg's image encoders (png, libwebp) into a file's bytes.
-final class ImageEncoder {
+package final class ImageEncoder {
     private let encoder: Encoder
     private let file: String
 
-    init(encoderName: String, width: Int, height: Int, format: PixelFormat, options: [String: String], file: String) throws {
+    package init(encoderName: String, width: Int, height: Int, format: PixelFormat, options: [String: String], file: String) throws {
         encoder = try Encoder(codecName: encoderName, file: file)
         let c = encoder.context
         c.pointee.width = Int32(width)
@@ -17,7 +17,7 @@ final class ImageEncoder {
     }
 
     /// The file's bytes for `frame` (in the encoder's pixel format).
-    func encode(_ frame: Frame) throws -> [UInt8] {
+    package func encode(_ frame: Frame) throws -> [UInt8] {
         frame.presentationTimestamp = 0
         try encoder.send(frame)
         try encoder.send(nil)

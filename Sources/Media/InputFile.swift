@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,13 +8,13 @@ import Glibc
 /// Local paths may only be read through the `file` protocol, so a playlist disguised as a
 /// video cannot make FFmpeg open other files or the network; http(s) is allowed only when
 /// the user passed a URL.
-final class InputFile {
+package final class InputFile {
     let context: UnsafeMutablePointer<AVFormatContext>
-    let path: String
+    package let path: String
     /// What errors call the file: its path, or the URL a downloaded copy came from.
-    let name: String
+    package let name: String
 
-    init(path: String, name: String? = nil) throws {
+    package init(path: String, name: String? = nil) throws {
         self.path = path
         let name = name ?? path
         self.name = name
@@ -56,7 +56,7 @@ final class InputFile {
 
     /// Demuxes bytes in memory with the demuxer named `formatName` ("mp4"); `name` is what
     /// errors call them. No protocol is involved, so nothing else can be opened.
-    init(memory: MemoryIO, name: String, formatName: String) throws {
+    package init(memory: MemoryIO, name: String, formatName: String) throws {
         path = name
         self.name = name
         memoryIO = memory
@@ -82,7 +82,7 @@ final class InputFile {
 
     /// Where the timestamps read so far jumped and were shifted to follow on: the time of the
     /// first packet after the jump (seconds from the file's start) and the shift (seconds).
-    var timestampJumps: [(atSeconds: Double, shiftSeconds: Double)] {
+    package var timestampJumps: [(atSeconds: Double, shiftSeconds: Double)] {
         if let replay { return replay.jumps }
         guard let continuity else { return [] }
         let start = (context.pointee.start_time == vwm_nopts_value() ? 0 : context.pointee.start_time) + continuity.initialOffset
@@ -94,7 +94,7 @@ final class InputFile {
 
     /// The file's format allows timestamp jumps, which reading corrects (and seeking, by the
     /// `correctedTimeline()`).
-    var correctsTimestampJumps: Bool { continuity != nil }
+    package var correctsTimestampJumps: Bool { continuity != nil }
 
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
@@ -110,18 +110,18 @@ final class InputFile {
     ].joined(separator: ",")
 
     /// The demuxer's name ("mov,mp4,m4a,3gp,3g2,mj2").
-    var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
+    package var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
 
-    var streams: [InputStream] { (0..<Int(context.pointee.nb_streams)).map(stream) }
+    package var streams: [InputStream] { (0..<Int(context.pointee.nb_streams)).map(stream) }
 
-    func stream(_ index: Int) -> InputStream {
+    package func stream(_ index: Int) -> InputStream {
         precondition(index >= 0 && index < Int(context.pointee.nb_streams), "stream index out of range")
         guard let stream = context.pointee.streams[index] else { preconditionFailure("libavformat fills every slot below nb_streams") }
         return InputStream(file: self, pointer: stream)
     }
 
     /// The stream FFmpeg would pick as "the video", skipping cover art.
-    func bestVideoStream() -> InputStream? {
+    package func bestVideoStream() -> InputStream? {
         let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0 else { return nil }
         let best = stream(Int(index))
@@ -131,10 +131,10 @@ final class InputFile {
     }
 
     /// The first video stream, cover art included (a still image's only stream).
-    var firstVideoStream: InputStream? { streams.first { $0.mediaType == .video } }
+    package var firstVideoStream: InputStream? { streams.first { $0.mediaType == .video } }
 
     /// Reads the next packet; false at the end of the file.
-    func read(into packet: Packet) throws -> Bool {
+    package func read(into packet: Packet) throws -> Bool {
         try readReportingCorrection(into: packet) != nil
     }
 
@@ -185,7 +185,7 @@ final class InputFile {
 
     /// For a format whose timestamps may jump: the timeline of one reading of the whole file
     /// (packets only; read on first use, then kept). Nil for other formats and for URLs.
-    func correctedTimeline() throws -> CorrectedTimeline? {
+    package func correctedTimeline() throws -> CorrectedTimeline? {
         guard continuity != nil, memoryIO == nil, !Self.isURL(path) else { return nil }
         if let timeline { return timeline }
         let read = try CorrectedTimeline.read(path: path, name: name)
@@ -194,7 +194,7 @@ final class InputFile {
     }
 
     /// Takes `other`'s timeline when it has one (the same file opened again), so it is not read twice.
-    func shareTimeline(of other: InputFile) {
+    package func shareTimeline(of other: InputFile) {
         if timeline == nil, other.path == path { timeline = other.timeline }
     }
 
@@ -226,7 +226,7 @@ final class InputFile {
     /// In a file whose timestamps jump, the seek goes to the keyframe's byte position from the
     /// timeline, and the packets read after it get the corrections the reading from the start
     /// gave them; otherwise FFmpeg seeks by time, less the constant offset of a clock that wrapped.
-    func seek(_ stream: InputStream, toKeyframeBefore timestamp: Int64) -> Bool {
+    package func seek(_ stream: InputStream, toKeyframeBefore timestamp: Int64) -> Bool {
         readAhead = []
         var target = timestamp
         if var continuity {
@@ -247,18 +247,18 @@ final class InputFile {
     }
 
     /// Duration in seconds, when the container knows it.
-    var durationSeconds: Double? {
+    package var durationSeconds: Double? {
         let d = context.pointee.duration
         return d == vwm_nopts_value() || d <= 0 ? nil : Double(d) / Double(AV_TIME_BASE)
     }
 
     /// The file's size in bytes, when known.
-    var byteCount: Int64? {
+    package var byteCount: Int64? {
         guard let pb = context.pointee.pb else { return nil }
         let size = avio_size(pb)
         return size > 0 ? size : nil
     }
 
     /// The container's bit rate in bits per second, when known.
-    var bitRate: Int? { context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil }
+    package var bitRate: Int? { context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil }
 }

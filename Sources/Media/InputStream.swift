@@ -1,35 +1,35 @@
-import CFFmpeg
+internal import CFFmpeg
 import Overlay
 
 /// One stream of an opened input file, with what the pipeline reads of it. Holds the file,
 /// whose demuxer owns the stream.
-struct InputStream {
-    let file: InputFile
+package struct InputStream {
+    package let file: InputFile
     let pointer: UnsafeMutablePointer<AVStream>
 
-    var index: Int { Int(pointer.pointee.index) }
-    var mediaType: MediaType { MediaType(pointer.pointee.codecpar.pointee.codec_type) }
-    var codec: CodecID { CodecID(pointer.pointee.codecpar.pointee.codec_id) }
-    var timeBase: Rational { Rational(pointer.pointee.time_base) }
+    package var index: Int { Int(pointer.pointee.index) }
+    package var mediaType: MediaType { MediaType(pointer.pointee.codecpar.pointee.codec_type) }
+    package var codec: CodecID { CodecID(pointer.pointee.codecpar.pointee.codec_id) }
+    package var timeBase: Rational { Rational(pointer.pointee.time_base) }
     /// A picture attached to an audio file or video (album art), not a video.
-    var isCoverArt: Bool { pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
+    package var isCoverArt: Bool { pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
 
     /// The stream's own duration in its time base, when the file gives it.
-    var duration: Int64? {
+    package var duration: Int64? {
         let d = pointer.pointee.duration
         return d > 0 && d != vwm_nopts_value() ? d : nil
     }
 
-    var language: String? {
+    package var language: String? {
         av_dict_get(pointer.pointee.metadata, "language", nil, 0).map { String(cString: $0.pointee.value) }
     }
 
-    var averageFrameRate: Rational { Rational(pointer.pointee.avg_frame_rate) }
-    var sampleRate: Int { Int(pointer.pointee.codecpar.pointee.sample_rate) }
-    var channelCount: Int { Int(pointer.pointee.codecpar.pointee.ch_layout.nb_channels) }
+    package var averageFrameRate: Rational { Rational(pointer.pointee.avg_frame_rate) }
+    package var sampleRate: Int { Int(pointer.pointee.codecpar.pointee.sample_rate) }
+    package var channelCount: Int { Int(pointer.pointee.codecpar.pointee.ch_layout.nb_channels) }
 
     /// The rotation players apply to the stream (its display matrix), in clockwise quarter turns.
-    var displayRotation: DisplayRotation {
+    package var displayRotation: DisplayRotation {
         var size: Int = 0
         guard let data = av_stream_get_side_data(pointer, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .upright }
         let counterclockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
@@ -39,36 +39,36 @@ struct InputStream {
 
     /// The codec's out-of-band header: an avcC/hvcC record (MP4, Matroska), Annex B parameter
     /// sets (MPEG-TS), or nothing.
-    var extradata: [UInt8] {
+    package var extradata: [UInt8] {
         let par = pointer.pointee.codecpar.pointee
         guard let data = par.extradata, par.extradata_size > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: data, count: Int(par.extradata_size)))
     }
 
     /// FFmpeg's name for the stream's profile ("High", "Main 10"), nil when unknown.
-    var profileName: String? {
+    package var profileName: String? {
         let par = pointer.pointee.codecpar.pointee
         guard par.profile >= 0, let name = avcodec_profile_name(par.codec_id, par.profile) else { return nil }
         return String(cString: name)
     }
 
     /// The codec's level number (H.264: 31 for 3.1; HEVC: 93 for 3.1), nil when unknown.
-    var level: Int? {
+    package var level: Int? {
         let level = Int(pointer.pointee.codecpar.pointee.level)
         return level > 0 ? level : nil
     }
 
     /// Pictures of reordering delay: how many frames a decoder holds back (B-frames).
-    var reorderDelay: Int { Int(pointer.pointee.codecpar.pointee.video_delay) }
+    package var reorderDelay: Int { Int(pointer.pointee.codecpar.pointee.video_delay) }
 
     /// The pictures are coded as fields (interlaced), as far as the demuxer and a first decode tell.
-    var isInterlaced: Bool {
+    package var isInterlaced: Bool {
         let order = pointer.pointee.codecpar.pointee.field_order
         return order != AV_FIELD_UNKNOWN && order != AV_FIELD_PROGRESSIVE
     }
 
     /// The video as an encoder set up to replace it needs to know it.
-    var video: VideoStreamDescription {
+    package var video: VideoStreamDescription {
         let par = pointer.pointee.codecpar.pointee
         return VideoStreamDescription(
             width: Int(par.width), height: Int(par.height), pixelFormat: PixelFormat(AVPixelFormat(rawValue: par.format)),
@@ -84,68 +84,82 @@ struct InputStream {
 }
 
 /// The order of an interlaced video's fields, as its codec or container declares it.
-enum FieldOrder: Equatable, Sendable {
+package enum FieldOrder: Equatable, Sendable {
     case progressive
     /// Not declared.
     case unknown
-    /// Interlaced; `av` keeps FFmpeg's value (which field is coded and which shown first).
-    case interlaced(topFieldFirst: Bool, av: AVFieldOrder)
+    /// Interlaced: which field is shown first, and which is coded first (FFmpeg's `AVFieldOrder`
+    /// in Swift values, so the type can leave Media).
+    case interlaced(topFieldFirst: Bool, topFieldCodedFirst: Bool)
 
     init(_ order: AVFieldOrder) {
         switch order {
         case AV_FIELD_PROGRESSIVE: self = .progressive
-        // TT and BT show the top field first; BB and TB the bottom one.
-        case AV_FIELD_TT, AV_FIELD_BT: self = .interlaced(topFieldFirst: true, av: order)
-        case AV_FIELD_BB, AV_FIELD_TB: self = .interlaced(topFieldFirst: false, av: order)
+        // TT and BT show the top field first; BB and TB the bottom one. TT and TB code the top field first.
+        case AV_FIELD_TT: self = .interlaced(topFieldFirst: true, topFieldCodedFirst: true)
+        case AV_FIELD_BT: self = .interlaced(topFieldFirst: true, topFieldCodedFirst: false)
+        case AV_FIELD_BB: self = .interlaced(topFieldFirst: false, topFieldCodedFirst: false)
+        case AV_FIELD_TB: self = .interlaced(topFieldFirst: false, topFieldCodedFirst: true)
         default: self = .unknown
         }
     }
 
-    var isInterlaced: Bool {
+    /// FFmpeg's value for an interlaced order; nil otherwise.
+    var av: AVFieldOrder? {
+        guard case .interlaced(let topShown, let topCoded) = self else { return nil }
+        switch (topShown, topCoded) {
+        case (true, true): return AV_FIELD_TT
+        case (true, false): return AV_FIELD_BT
+        case (false, false): return AV_FIELD_BB
+        case (false, true): return AV_FIELD_TB
+        }
+    }
+
+    package var isInterlaced: Bool {
         if case .interlaced = self { return true }
         return false
     }
 
     /// "top field first" or "bottom field first"; nil when not interlaced.
-    var name: String? {
+    package var name: String? {
         guard case .interlaced(let top, _) = self else { return nil }
         return top ? "top field first" : "bottom field first"
     }
 }
 
 /// What a video stream holds: everything an encoder replacing it is set up from.
-struct VideoStreamDescription: Equatable {
-    var width: Int
-    var height: Int
-    var pixelFormat: PixelFormat
+package struct VideoStreamDescription: Equatable {
+    package var width: Int
+    package var height: Int
+    package var pixelFormat: PixelFormat
     /// The codec's sample aspect ratio (0/1 when it does not say).
-    var codecSampleAspect: Rational
+    package var codecSampleAspect: Rational
     /// The container's, used when the codec does not say.
     var streamSampleAspect: Rational
-    var timeBase: Rational
-    var averageFrameRate: Rational
+    package var timeBase: Rational
+    package var averageFrameRate: Rational
     var realFrameRate: Rational
-    var color: ColorDescription
-    var rotation: DisplayRotation
-    var fieldOrder: FieldOrder = .progressive
+    package var color: ColorDescription
+    package var rotation: DisplayRotation
+    package var fieldOrder: FieldOrder = .progressive
     /// The stream carries transparency (an alpha pixel format, or VP8/VP9 alpha beside it).
-    var hasAlpha = false
+    package var hasAlpha = false
 
     /// The stored pixels' shape; square when unknown.
-    var pixelAspect: PixelAspect {
+    package var pixelAspect: PixelAspect {
         let sar = codecSampleAspect.numerator > 0 ? codecSampleAspect : streamSampleAspect
         return PixelAspect(numerator: Int(sar.numerator), denominator: Int(sar.denominator))
     }
 
     /// The frame rate to declare: the average, else the container's base rate; nil when neither is known.
-    var frameRate: Rational? {
+    package var frameRate: Rational? {
         let rate = averageFrameRate.numerator > 0 ? averageFrameRate : realFrameRate
         return rate.isValid ? rate : nil
     }
 }
 
 /// A stream's kind (FFmpeg's `AVMediaType`).
-enum MediaType: Equatable {
+package enum MediaType: Equatable {
     case video, audio, subtitle, data, attachment, unknown
 
     init(_ type: AVMediaType) {
@@ -160,7 +174,7 @@ enum MediaType: Equatable {
     }
 
     /// FFmpeg's name ("video", "audio"…).
-    var name: String {
+    package var name: String {
         switch self {
         case .video: "video"
         case .audio: "audio"
@@ -173,24 +187,24 @@ enum MediaType: Equatable {
 }
 
 /// A codec (FFmpeg's `AVCodecID`).
-struct CodecID: Equatable, Sendable {
+package struct CodecID: Equatable, Sendable {
     let av: AVCodecID
 
     init(_ av: AVCodecID) { self.av = av }
 
     static let flac = CodecID(AV_CODEC_ID_FLAC)
-    static let h264 = CodecID(AV_CODEC_ID_H264)
-    static let hevc = CodecID(AV_CODEC_ID_HEVC)
-    static let vp9 = CodecID(AV_CODEC_ID_VP9)
-    static let av1 = CodecID(AV_CODEC_ID_AV1)
-    static let aac = CodecID(AV_CODEC_ID_AAC)
-    static let opus = CodecID(AV_CODEC_ID_OPUS)
+    package static let h264 = CodecID(AV_CODEC_ID_H264)
+    package static let hevc = CodecID(AV_CODEC_ID_HEVC)
+    package static let vp9 = CodecID(AV_CODEC_ID_VP9)
+    package static let av1 = CodecID(AV_CODEC_ID_AV1)
+    package static let aac = CodecID(AV_CODEC_ID_AAC)
+    package static let opus = CodecID(AV_CODEC_ID_OPUS)
 
     /// FFmpeg's name ("h264", "subrip").
-    var name: String { String(cString: avcodec_get_name(av)) }
+    package var name: String { String(cString: avcodec_get_name(av)) }
 
     /// Subtitles made of text (so they can be re-encoded as another text format), not bitmaps.
-    var isTextSubtitle: Bool {
+    package var isTextSubtitle: Bool {
         guard let descriptor = avcodec_descriptor_get(av) else { return false }
         return descriptor.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0
     }

@@ -1,16 +1,16 @@
 import Animation
-import CFFmpeg
+internal import CFFmpeg
 
 extension InputStream {
     /// A metadata tag of the stream ("timecode", "language").
-    func tag(_ key: String) -> String? {
+    package func tag(_ key: String) -> String? {
         av_dict_get(pointer.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
     }
 }
 
 extension InputFile {
     /// A metadata tag of the container.
-    func tag(_ key: String) -> String? {
+    package func tag(_ key: String) -> String? {
         av_dict_get(context.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
     }
 
@@ -18,7 +18,7 @@ extension InputFile {
     /// timecode the file carries (FFmpeg exports a QuickTime `tmcd` track, an MXF or MPEG-TS
     /// timecode as a "timecode" tag on the video stream, the container or the timecode track),
     /// or from 00:00:00:00. A tag that is not a timecode is said once and ignored.
-    func timecode(of video: InputStream, warn: WarningHandler) -> Timecode? {
+    package func timecode(of video: InputStream, warn: WarningHandler) -> Timecode? {
         guard let rate = video.video.frameRate else { return nil }
         let tag = video.tag("timecode") ?? tag("timecode") ?? streams.lazy.compactMap { $0.tag("timecode") }.first
         if let tag {

@@ -1,11 +1,11 @@
-import CFFmpeg
+internal import CFFmpeg
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// An owned read-only `AVIOContext` over bytes in memory: media that is not one file, such as
 /// an HLS initialization segment followed by its first media segment, read by `probe`.
-final class MemoryIO {
+package final class MemoryIO {
     let context: UnsafeMutablePointer<AVIOContext>
     private let source: Source
 
@@ -16,7 +16,7 @@ final class MemoryIO {
         init(_ bytes: [UInt8]) { self.bytes = bytes }
     }
 
-    init(bytes: [UInt8]) throws {
+    package init(bytes: [UInt8]) throws {
         source = Source(bytes)
         let size = 64 * 1024
         guard let buffer = av_malloc(size) else { throw ResourceError.memory("allocating a read buffer") }

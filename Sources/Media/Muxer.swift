@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An owned muxing `AVFormatContext` writing to `path`, with the container chosen from
 /// `target`'s extension (the real output; `path` is its temporary sibling), or writing a
@@ -6,21 +6,21 @@ import CFFmpeg
 ///
 /// Over 300 lines: both ways of writing share the stream set-up, the timestamp policy and the
 /// header options; splitting them would duplicate that or spread one `AVFormatContext` over files.
-final class Muxer {
+package final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
-    let path: String
+    package let path: String
     /// The output's name in errors (the real file or playlist; `path` may be its temporary sibling).
-    let target: String
-    let container: Container
+    package let target: String
+    package let container: Container
     /// Whether the bytes go into memory, to be taken fragment by fragment (`cutFragment`).
-    let writesFragmentsInMemory: Bool
+    package let writesFragmentsInMemory: Bool
     private var headerWritten = false
     private var ioOpen = false
     /// Ticks added to every timestamp of an output stream before muxing, by stream index.
     private var timestampShifts: [Int: Int64] = [:]
 
     /// A muxer writing `target`'s container to `path` (its temporary sibling).
-    init(path: String, target: OutputTarget) throws {
+    package init(path: String, target: OutputTarget) throws {
         context = try Self.allocate(format: target.container.format, path: path, target: target.path)
         self.path = path
         self.target = target.path
@@ -30,7 +30,7 @@ final class Muxer {
 
     /// A fragmented-MP4 muxer writing into memory: what makes an HLS presentation's
     /// initialization segment; `name` names it in errors.
-    init(fragmentedMP4Named name: String) throws {
+    package init(fragmentedMP4Named name: String) throws {
         container = .fragmentedMP4
         context = try Self.allocate(format: container.format, path: "", target: name)
         path = ""
@@ -69,7 +69,7 @@ final class Muxer {
 
     /// A stream for what `encoder` (opened) produces, in place of `input`: that stream's
     /// language, title and disposition, the encoder's parameters and time base.
-    func addStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
+    package func addStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
         let stream = try newStream()
         try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context),
                   OutputError.call("setting up stream \(input.index)", file: target))
@@ -82,7 +82,7 @@ final class Muxer {
     /// The re-encoded video in place of `input`: as `addStream(encodedBy:replacing:)`, with the
     /// input's frame rates and its display rotation (marks are drawn rotated into the stored
     /// picture, so the player's one rotation makes both picture and mark upright).
-    func addVideoStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
+    package func addVideoStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
         let muxed = try addStream(encodedBy: encoder, replacing: input)
         let stream = muxed.stream
         stream.pointee.sample_aspect_ratio = encoder.context.pointee.sample_aspect_ratio
@@ -93,7 +93,7 @@ final class Muxer {
     }
 
     /// A stream that receives `input`'s packets unchanged.
-    func addStream(copying input: InputStream) throws -> MuxedStream {
+    package func addStream(copying input: InputStream) throws -> MuxedStream {
         let stream = try newStream()
         let source = input.pointer
         try check(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar),
@@ -112,7 +112,7 @@ final class Muxer {
     /// A stream for `input`'s video spliced with re-encoded spans: the input's parameters with
     /// `extradata` as its codec header (parameter sets for both the input's and the encoder's
     /// pictures) and, when given, a sample-entry tag ("hev1": HEVC parameter sets also in band).
-    func addSplicedVideoStream(copying input: InputStream, extradata: [UInt8], tag: String?) throws -> MuxedStream {
+    package func addSplicedVideoStream(copying input: InputStream, extradata: [UInt8], tag: String?) throws -> MuxedStream {
         let muxed = try addStream(copying: input)
         guard let par = muxed.stream.pointee.codecpar else { preconditionFailure("avformat_new_stream gives every stream its parameters") }
         av_freep(&par.pointee.extradata)
@@ -144,11 +144,11 @@ final class Muxer {
     /// Copies the input's container metadata (title, dates…) and chapters.
     /// Sets (replaces) one of the file's own tags (`title`, `comment`, `copyright`: each
     /// muxer stores them its own way, as MP4 ©nam/©cmt/cprt or Matroska tags).
-    func setTag(_ key: String, to value: String) throws {
+    package func setTag(_ key: String, to value: String) throws {
         _ = try check(av_dict_set(&context.pointee.metadata, key, value, 0)) { _ in ResourceError.memory("setting the \(key) tag") }
     }
 
-    func copyMetadataAndChapters(from input: InputFile) {
+    package func copyMetadataAndChapters(from input: InputFile) {
         av_dict_copy(&context.pointee.metadata, input.context.pointee.metadata, 0)
         let source = input.context.pointee
         let count = Int(source.nb_chapters)
@@ -172,7 +172,7 @@ final class Muxer {
 
     // MARK: Writing
 
-    func writeHeader(options: [String: String]) throws {
+    package func writeHeader(options: [String: String]) throws {
         if writesFragmentsInMemory {
             try check(avio_open_dyn_buf(&context.pointee.pb), OutputError.call("opening a memory buffer", file: target, stage: .creating))
             ioOpen = true
@@ -220,7 +220,7 @@ final class Muxer {
     }
 
     /// Writes a packet whose stream index and timestamps are already the output stream's.
-    func write(_ packet: Packet) throws {
+    package func write(_ packet: Packet) throws {
         if let shift = timestampShifts[packet.streamIndex] { packet.shift(by: shift) }
         let code = av_interleaved_write_frame(context, packet.pointer)
         try check(code, OutputError.call("writing", file: target))
@@ -230,14 +230,14 @@ final class Muxer {
     // MARK: Fragments in memory
 
     /// The media type and time base of output stream `index` (final once the header is written).
-    func streamKind(_ index: Int) -> (type: MediaType, timeBase: Rational) {
+    package func streamKind(_ index: Int) -> (type: MediaType, timeBase: Rational) {
         precondition(index >= 0 && index < Int(context.pointee.nb_streams), "stream index out of range")
         guard let stream = context.pointee.streams[index] else { preconditionFailure("libavformat fills every slot below nb_streams") }
         return (MediaType(stream.pointee.codecpar.pointee.codec_type), Rational(stream.pointee.time_base))
     }
 
     /// Writes a packet into the fragment being built, in the order given (no interleaving).
-    func writeIntoFragment(_ packet: Packet) throws {
+    package func writeIntoFragment(_ packet: Packet) throws {
         precondition(writesFragmentsInMemory, "only a fragmenting muxer writes into fragments")
         try check(av_write_frame(context, packet.pointer), OutputError.call("writing", file: target))
     }
@@ -246,7 +246,7 @@ final class Muxer {
     /// first cut also holds the initialization section (`ftyp`, `moov`), which the muxer writes
     /// when the first fragment is flushed (`delay_moov`), so its edit lists know where each track
     /// starts; a cut may hold only that section, the fragment's bytes then come with the next.
-    func cutFragment() throws -> [UInt8] {
+    package func cutFragment() throws -> [UInt8] {
         precondition(writesFragmentsInMemory && headerWritten, "cutting a fragment needs a fragmenting muxer with its header written")
         try check(av_write_frame(context, nil), OutputError.call("writing", file: target))
         let bytes = takeMemoryBytes()
@@ -269,7 +269,7 @@ final class Muxer {
     /// Writes the trailer and closes the file, reporting any write error seen on the way
     /// (a full disk must not end in a "successful" truncated file). A fragmenting muxer's
     /// trailer is dropped: its presentation ends with the last cut.
-    func finish() throws {
+    package func finish() throws {
         precondition(headerWritten, "finish before writeHeader")
         try check(av_write_trailer(context), OutputError.call("finishing", file: target))
         if writesFragmentsInMemory {

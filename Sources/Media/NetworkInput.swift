@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,16 +7,16 @@ import Glibc
 /// protocols allowed, with connect and read time limits, and with a total deadline: a
 /// server that sends one byte now and then makes every single read succeed, so only a
 /// limit on the whole fetch can end it.
-final class NetworkInput {
+package final class NetworkInput {
     let context: UnsafeMutablePointer<AVIOContext>
-    let url: String
+    package let url: String
     /// The whole fetch (connecting included) must be over within this many seconds.
-    let totalSeconds: Int
+    package let totalSeconds: Int
     /// The monotonic clock's reading (in seconds) past which the interrupt callback stops
     /// FFmpeg's blocking calls. FFmpeg keeps the pointer until the context is closed.
     private let deadline: UnsafeMutablePointer<Double>
 
-    init(url: String, timeoutSeconds: Int, totalSeconds: Int) throws {
+    package init(url: String, timeoutSeconds: Int, totalSeconds: Int) throws {
         self.url = url
         self.totalSeconds = totalSeconds
         let deadline = UnsafeMutablePointer<Double>.allocate(capacity: 1)
@@ -52,7 +52,7 @@ final class NetworkInput {
     }
 
     /// Reads what has arrived into `buffer` (up to its size); 0 at the end of the body.
-    func read(into buffer: inout [UInt8]) throws -> Int {
+    package func read(into buffer: inout [UInt8]) throws -> Int {
         let count = buffer.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32($0.count)) }
         if count == AVErrorCode.endOfFile || count == 0 { return 0 }
         try Self.checkFetch(count, url: url, totalSeconds: totalSeconds, operation: "download failed")

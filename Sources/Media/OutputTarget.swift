@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Foundation
 
 /// What an output path asks for, parsed once: its kind (one media file or an HLS presentation),
@@ -23,7 +23,7 @@ public struct OutputTarget: Sendable, Equatable {
     public let path: String
     public let kind: Kind
     /// The container the bytes are written in: the file's, or fragmented MP4 for HLS segments.
-    let container: Container
+    package let container: Container
 
     /// Reads `path`: `.m3u8` is an HLS presentation, `.mpd` is refused, any other extension
     /// names the file's container (refused when FFmpeg knows none by it). With `part`, the path
@@ -50,14 +50,14 @@ public struct OutputTarget: Sendable, Equatable {
         }
     }
 
-    init(kind: Kind, path: String, container: Container) {
+    package init(kind: Kind, path: String, container: Container) {
         self.kind = kind
         self.path = path
         self.container = container
     }
 
     /// An HLS presentation, or one file of one: segments carry video and audio only.
-    var isPresentation: Bool {
+    package var isPresentation: Bool {
         switch kind {
         case .file: false
         case .hlsPresentation, .hlsPart: true
@@ -66,7 +66,7 @@ public struct OutputTarget: Sendable, Equatable {
 
     /// One MP4 file (`.mp4`, `.m4v`): what a presentation's fragments can be joined into (a
     /// variant lecture's row, `FragmentedMP4File`).
-    var isMP4File: Bool { kind == .file && (container.muxerName == "mp4" || container.muxerName == "ipod") }
+    package var isMP4File: Bool { kind == .file && (container.muxerName == "mp4" || container.muxerName == "ipod") }
 
     /// ".webm": how messages name the kind of file ("a .webm file cannot hold h264 video").
     public var fileType: String { "." + (path as NSString).pathExtension }
@@ -83,9 +83,9 @@ public enum PresentationPart: Sendable, Equatable {
 /// A muxer's container and the questions the pipeline asks of it, answered in this one place:
 /// whether it can hold a codec, its family's habits (MP4's index and edit lists, Matroska's
 /// negative times, MPEG-TS's in-band parameter sets), its usual audio and subtitle formats.
-struct Container: Sendable, Equatable {
+package struct Container: Sendable, Equatable {
     /// The families whose muxers share options and behaviour.
-    enum Family: Sendable, Equatable {
+    package enum Family: Sendable, Equatable {
         /// MP4, MOV and their relatives (`ipod`, `3gp`, …): one muxer, movenc.
         case mp4
         case matroska
@@ -96,10 +96,10 @@ struct Container: Sendable, Equatable {
 
     /// FFmpeg's name of the muxer ("mp4", "webm", "image2"): how `Muxer` opens it.
     let muxerName: String
-    let family: Family
+    package let family: Family
 
     /// The container FFmpeg's muxer for `path`'s extension writes; nil when there is none.
-    init?(forExtensionOf path: String) {
+    package init?(forExtensionOf path: String) {
         guard let format = av_guess_format(nil, path, nil) else { return nil }
         self.init(muxerName: String(cString: format.pointee.name))
     }
@@ -116,7 +116,7 @@ struct Container: Sendable, Equatable {
     }
 
     /// The segments of an HLS presentation.
-    static let fragmentedMP4 = Container(muxerName: "mp4")
+    package static let fragmentedMP4 = Container(muxerName: "mp4")
 
     /// FFmpeg's description of the muxer; every name here is one FFmpeg gave, so it is found.
     var format: UnsafePointer<AVOutputFormat> {
@@ -129,7 +129,7 @@ struct Container: Sendable, Equatable {
     /// (`transportStreamCodecs`); or, for another muxer that does not say (GIF), it is the
     /// muxer's own default. FFmpeg 5.1's MP4 muxer lists FLAC but refuses it at write time as
     /// experimental.
-    func canHold(_ codec: CodecID) -> Bool {
+    package func canHold(_ codec: CodecID) -> Bool {
         if codec == .flac && family == .mp4 { return false }
         switch avformat_query_codec(format, codec.av, FF_COMPLIANCE_NORMAL) {
         case 1: return true
@@ -157,19 +157,19 @@ struct Container: Sendable, Equatable {
     ].map(\.rawValue))
 
     /// Whether the container can hold what the encoder named `name` makes.
-    func canHold(outputOfEncoderNamed name: String) -> Bool {
+    package func canHold(outputOfEncoderNamed name: String) -> Bool {
         guard let encoder = avcodec_find_encoder_by_name(name) else { return false }
         return canHold(CodecID(encoder.pointee.id))
     }
 
     /// The video codec an output gets without `--codec`: VP9 for WebM, else H.264.
-    var defaultVideoCodec: VideoCodec { family == .webm ? .vp9 : .h264 }
+    package var defaultVideoCodec: VideoCodec { family == .webm ? .vp9 : .h264 }
 
     /// The encoder for audio the container cannot hold as it is: Opus for WebM, AAC for the others.
-    var defaultAudioEncoder: String { family == .webm ? "libopus" : "aac" }
+    package var defaultAudioEncoder: String { family == .webm ? "libopus" : "aac" }
 
     /// The encoder that turns text subtitles into what the container holds, if it needs one.
-    var textSubtitleEncoder: String? {
+    package var textSubtitleEncoder: String? {
         switch family {
         case .mp4: "mov_text"
         case .webm: "webvtt"
@@ -178,13 +178,13 @@ struct Container: Sendable, Equatable {
     }
 
     /// Codec headers go out of band (MP4, Matroska): encoders are opened with a global header.
-    var needsGlobalHeader: Bool { format.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+    package var needsGlobalHeader: Bool { format.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// H.264/HEVC are stored Annex B with their parameter sets in band (MPEG-TS).
-    var storesAnnexB: Bool { family == .mpegts }
+    package var storesAnnexB: Bool { family == .mpegts }
 
     /// Smart rendering's splices were checked in these (docs/smart-rendering.md).
-    var isSpliceable: Bool {
+    package var isSpliceable: Bool {
         switch family {
         case .mp4: muxerName == "mp4" || muxerName == "mov"
         case .matroska, .webm, .mpegts: true

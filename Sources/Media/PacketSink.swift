@@ -1,15 +1,15 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// Where the packets of one output stream go: a muxer's stream (`MuxedStream`). Encoders,
 /// stream copiers and audio and subtitle converters all write through this, so a stream's
 /// packets may come from several of them.
-protocol PacketSink: AnyObject {
+package protocol PacketSink: AnyObject {
     /// Writes `packet`, whose timestamps count in `timeBase`; the sink rescales them.
     func write(_ packet: Packet, timeBase: Rational) throws
 }
 
 /// One stream of a muxer, as the destination of its packets.
-final class MuxedStream: PacketSink {
+package final class MuxedStream: PacketSink {
     let stream: UnsafeMutablePointer<AVStream>
     private unowned let muxer: Muxer
 
@@ -18,7 +18,7 @@ final class MuxedStream: PacketSink {
         self.stream = stream
     }
 
-    var index: Int { Int(stream.pointee.index) }
+    package var index: Int { Int(stream.pointee.index) }
 
     /// Replaces the stream's codec header (before the muxer writes its header): a copied H.264
     /// stream whose sample entry also lists the parameter sets of re-encoded segments.
@@ -37,9 +37,9 @@ final class MuxedStream: PacketSink {
     }
 
     /// The stream's time base; the muxer may change it when it writes the header.
-    var timeBase: Rational { Rational(stream.pointee.time_base) }
+    package var timeBase: Rational { Rational(stream.pointee.time_base) }
 
-    func write(_ packet: Packet, timeBase source: Rational) throws {
+    package func write(_ packet: Packet, timeBase source: Rational) throws {
         packet.rescale(from: source, to: timeBase)
         packet.streamIndex = index
         try muxer.write(packet)

@@ -1,23 +1,23 @@
-import CFFmpeg
+internal import CFFmpeg
 import Glibc
 
 /// How far one decoded picture is from another of the same size and planar YUV format: the sum of
 /// squared sample differences over all three planes, for PSNR. Smart rendering's quality trial
 /// compares its own re-encoded pictures with the input's this way.
-struct PictureDifference: Equatable {
+package struct PictureDifference: Equatable {
     var sumOfSquares: Double
-    var samples: Int
+    package var samples: Int
     /// The largest sample value (255 for 8-bit samples).
-    var peak: Double
+    package var peak: Double
 
     /// Peak signal-to-noise ratio in dB (99 for identical pictures).
-    var psnr: Double {
+    package var psnr: Double {
         guard sumOfSquares > 0, samples > 0 else { return 99 }
         return 10 * log10(peak * peak * Double(samples) / sumOfSquares)
     }
 
     /// nil when the frames differ in size or format, or the format is not planar YUV.
-    init?(_ a: Frame, _ b: Frame) {
+    package init?(_ a: Frame, _ b: Frame) {
         guard a.width == b.width, a.height == b.height, a.pixelFormat == b.pixelFormat, let layout = a.pixelFormat.planarLayout else { return nil }
         var sum = 0.0, count = 0
         for index in 0..<3 {

@@ -1,22 +1,22 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// A pixel format (FFmpeg's `AVPixelFormat`), with what the pipeline asks of one.
-struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
+package struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     let av: AVPixelFormat
 
     init(_ av: AVPixelFormat) { self.av = av }
 
-    static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
-    static let yuv420p10 = PixelFormat(AV_PIX_FMT_YUV420P10LE)
-    static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
-    static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
-    static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
+    package static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
+    package static let yuv420p10 = PixelFormat(AV_PIX_FMT_YUV420P10LE)
+    package static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
+    package static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
+    package static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
     /// 16 bits per component, little-endian: what HDR frames are tone-mapped from.
-    static let rgb48 = PixelFormat(AV_PIX_FMT_RGB48LE)
+    package static let rgb48 = PixelFormat(AV_PIX_FMT_RGB48LE)
     /// Luma alone, 8 bits: what leak tracing compares.
-    static let gray8 = PixelFormat(AV_PIX_FMT_GRAY8)
+    package static let gray8 = PixelFormat(AV_PIX_FMT_GRAY8)
     /// Full-range 8-bit YUV, as JPEG stores it, by chroma subsampling (right shifts of x and y).
-    static func jpeg(chromaShiftX: Int, chromaShiftY: Int) -> PixelFormat {
+    package static func jpeg(chromaShiftX: Int, chromaShiftY: Int) -> PixelFormat {
         switch (chromaShiftX, chromaShiftY) {
         case (1, 1): PixelFormat(AV_PIX_FMT_YUVJ420P)
         case (1, 0): PixelFormat(AV_PIX_FMT_YUVJ422P)
@@ -27,17 +27,17 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// FFmpeg's name ("yuv420p"), nil for a value FFmpeg does not know.
     var knownName: String? { av_get_pix_fmt_name(av).map { String(cString: $0) } }
-    var name: String { knownName ?? "unknown" }
-    var description: String { name }
+    package var name: String { knownName ?? "unknown" }
+    package var description: String { name }
 
     private var descriptor: AVPixFmtDescriptor? { av_pix_fmt_desc_get(av)?.pointee }
 
     /// RGB (or BGR, GBR planar…) rather than YUV.
-    var hasAlpha: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 }
+    package var hasAlpha: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 }
     var isRGB: Bool { (descriptor?.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 }
 
     /// Bits per sample of the first component (8 for yuv420p, 10 for yuv420p10le).
-    var bitDepth: Int { Int(descriptor?.comp.0.depth ?? 8) }
+    package var bitDepth: Int { Int(descriptor?.comp.0.depth ?? 8) }
 
     /// The "J" formats, full range by definition whatever a frame's range says.
     var isJPEGRange: Bool {
@@ -47,7 +47,7 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     /// How marks can be blended into frames of this format in place, or nil when frames
     /// must be converted first: planar YUV with 8-bit samples, or 9–16-bit samples in native
     /// (little-endian) 16-bit words. Semi-planar (NV12), packed and RGB formats are not.
-    var planarLayout: PlanarYUVLayout? {
+    package var planarLayout: PlanarYUVLayout? {
         guard let d = descriptor else { return nil }
         let flags = d.flags
         guard flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0,
@@ -67,7 +67,7 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The format of `candidates` that loses least converting from `source` (FFmpeg's ranking).
-    static func closest(to source: PixelFormat, among candidates: [PixelFormat]) -> PixelFormat? {
+    package static func closest(to source: PixelFormat, among candidates: [PixelFormat]) -> PixelFormat? {
         guard !candidates.isEmpty else { return nil }
         var list = candidates.map(\.av) + [AV_PIX_FMT_NONE]
         let best = avcodec_find_best_pix_fmt_of_list(&list, source.av, 0, nil)
@@ -76,15 +76,15 @@ struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How a planar YUV frame's samples are laid out, for blending into it directly.
-struct PlanarYUVLayout: Equatable, Sendable {
-    var chromaShiftX: Int
-    var chromaShiftY: Int
-    var bitDepth: Int
+package struct PlanarYUVLayout: Equatable, Sendable {
+    package var chromaShiftX: Int
+    package var chromaShiftY: Int
+    package var bitDepth: Int
 
     var bytesPerSample: Int { bitDepth > 8 ? 2 : 1 }
 
     /// The chroma subsampling, as profiles name it.
-    var chroma: ChromaSubsampling { chromaShiftY > 0 ? .s420 : chromaShiftX > 0 ? .s422 : .s444 }
+    package var chroma: ChromaSubsampling { chromaShiftY > 0 ? .s420 : chromaShiftX > 0 ? .s422 : .s444 }
 
     /// Samples across and down plane `plane` (0 luma, 1 and 2 chroma) of a `width`×`height` picture.
     func planeSize(_ plane: Int, width: Int, height: Int) -> (width: Int, height: Int) {
@@ -94,7 +94,7 @@ struct PlanarYUVLayout: Equatable, Sendable {
 
     /// The size an encoder of this layout needs for a `width`×`height` picture: rounded up
     /// to whole chroma samples (4:2:0 and 4:2:2 encoders refuse odd sizes).
-    func encodableSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    package func encodableSize(width: Int, height: Int) -> (width: Int, height: Int) {
         let unitX = 1 << chromaShiftX, unitY = 1 << chromaShiftY
         return ((width + unitX - 1) / unitX * unitX, (height + unitY - 1) / unitY * unitY)
     }

@@ -1,18 +1,18 @@
-import CFFmpeg
+internal import CFFmpeg
 import Overlay
 
 /// An owned `SwsContext`: scales and converts pictures of one size and format to another,
 /// keeping colours as `colors` says. Accurate rounding and full chroma interpolation for
 /// every conversion the tool makes, so a thumbnail's pixels are what the pipeline's own
 /// conversion gives; bicubic, except where a size option resizes (`Filter`).
-final class PixelScaler {
+package final class PixelScaler {
     /// The resampling filter. Bicubic for conversions at (nearly) the same size; Lanczos (3
     /// lobes) where `--scale` resizes a picture, mostly down, where its sharper cut-off keeps
     /// fine detail (small text) that bicubic softens.
-    enum Filter {
+    package enum Filter {
         case bicubic, lanczos
 
-        var flags: Int32 {
+        package var flags: Int32 {
             switch self {
             case .bicubic: SWS_BICUBIC
             case .lanczos: SWS_LANCZOS
@@ -28,7 +28,7 @@ final class PixelScaler {
     private let planes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
     private let lineSizes: UnsafeMutablePointer<Int32>
 
-    init(from source: (width: Int, height: Int, format: PixelFormat), to target: (width: Int, height: Int, format: PixelFormat),
+    package init(from source: (width: Int, height: Int, format: PixelFormat), to target: (width: Int, height: Int, format: PixelFormat),
          colors: ColorConversion, filter: Filter = .bicubic, file: String) throws {
         guard let context = sws_getContext(Int32(source.width), Int32(source.height), source.format.av,
                                            Int32(target.width), Int32(target.height), target.format.av,
@@ -54,7 +54,7 @@ final class PixelScaler {
     }
 
     /// Scales `frame` into `output`'s planes, starting `offsets` bytes into each (0 for the corner).
-    func scale(_ frame: Frame, into output: Frame, offsets: (Int, Int, Int, Int) = (0, 0, 0, 0)) throws {
+    package func scale(_ frame: Frame, into output: Frame, offsets: (Int, Int, Int, Int) = (0, 0, 0, 0)) throws {
         for plane in 0..<4 {
             let offset = switch plane { case 0: offsets.0; case 1: offsets.1; case 2: offsets.2; default: offsets.3 }
             planes[plane] = output.dataPointers[plane].map { $0 + offset }
@@ -64,7 +64,7 @@ final class PixelScaler {
     }
 
     /// Scales `frame` into one packed plane (RGBA) at `base`, `bytesPerRow` apart.
-    func scale(_ frame: Frame, intoPacked base: UnsafeMutablePointer<UInt8>, bytesPerRow: Int) throws {
+    package func scale(_ frame: Frame, intoPacked base: UnsafeMutablePointer<UInt8>, bytesPerRow: Int) throws {
         planes[0] = base
         lineSizes[0] = Int32(bytesPerRow)
         for plane in 1..<4 {
@@ -82,20 +82,20 @@ final class PixelScaler {
 
 /// Turns decoded (and marked) frames into RGBA images, optionally resized, writing straight
 /// into the image's own buffer.
-final class RGBAConverter {
+package final class RGBAConverter {
     private let scaler: PixelScaler
     let targetWidth: Int
     let targetHeight: Int
 
     /// A converter for frames shaped like `frame` (size and pixel format) to `width`×`height`.
-    init(from frame: Frame, toWidth width: Int, height: Int, colors: ColorConversion, file: String) throws {
+    package init(from frame: Frame, toWidth width: Int, height: Int, colors: ColorConversion, file: String) throws {
         precondition(width > 0 && height > 0, "converting to an empty picture")
         scaler = try PixelScaler(from: (frame.width, frame.height, frame.pixelFormat), to: (width, height, .rgba), colors: colors, file: file)
         targetWidth = width
         targetHeight = height
     }
 
-    func convert(_ frame: Frame) throws -> StraightRGBAImage {
+    package func convert(_ frame: Frame) throws -> StraightRGBAImage {
         var pixels = [UInt8](repeating: 0, count: targetWidth * targetHeight * 4)
         try pixels.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
@@ -108,12 +108,12 @@ final class RGBAConverter {
 /// Turns decoded (and marked) frames into 16-bit R′G′B′ samples, three per pixel, optionally
 /// resized: what an HDR frame is tone-mapped from (`HDRToneMapping`), without the banding
 /// 8 bits would leave in a PQ or HLG signal's mid-tones.
-final class RGB48Converter {
+package final class RGB48Converter {
     private let scaler: PixelScaler
     let targetWidth: Int
     let targetHeight: Int
 
-    init(from frame: Frame, toWidth width: Int, height: Int, colors: ColorConversion, file: String) throws {
+    package init(from frame: Frame, toWidth width: Int, height: Int, colors: ColorConversion, file: String) throws {
         precondition(width > 0 && height > 0, "converting to an empty picture")
         scaler = try PixelScaler(from: (frame.width, frame.height, frame.pixelFormat), to: (width, height, .rgb48), colors: colors, file: file)
         targetWidth = width
@@ -121,7 +121,7 @@ final class RGB48Converter {
     }
 
     /// The samples, in the machine's byte order.
-    func convert(_ frame: Frame) throws -> [UInt16] {
+    package func convert(_ frame: Frame) throws -> [UInt16] {
         var samples = [UInt16](repeating: 0, count: targetWidth * targetHeight * 3)
         try samples.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return }

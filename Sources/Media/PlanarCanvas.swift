@@ -6,7 +6,7 @@ extension Frame {
     /// matrix, and its transfer and primaries (`colorSpace` when a still's ICC profile says more).
     /// The canvas is a view of the frame's planes, valid for the call only (the frame is kept
     /// alive for it).
-    func withPlanarCanvas<R>(width: Int, height: Int, colorSpace: FrameColorSpace? = nil, _ body: (PlanarYUVCanvas) throws -> R) rethrows -> R {
+    package func withPlanarCanvas<R>(width: Int, height: Int, colorSpace: FrameColorSpace? = nil, _ body: (PlanarYUVCanvas) throws -> R) rethrows -> R {
         guard let layout = pixelFormat.planarLayout else { preconditionFailure("a canvas needs a planar YUV frame") }
         precondition(width <= self.width && height <= self.height, "canvas larger than the frame")
         return try withExtendedLifetime(self) {

@@ -16,6 +16,26 @@ public struct MediaDescription: Sendable, Codable {
         public var language: String?
         public var durationSeconds: Double?
         public var isCoverArt: Bool
+
+        /// The memberwise initializer, spelt out so VideoWM can call it.
+        package init(index: Int, type: String, codec: String, width: Int? = nil, height: Int? = nil,
+                     pixelFormat: String? = nil, frameRate: Double? = nil, rotationDegrees: Int? = nil,
+                     sampleRate: Int? = nil, channels: Int? = nil, language: String? = nil,
+                     durationSeconds: Double? = nil, isCoverArt: Bool) {
+            self.index = index
+            self.type = type
+            self.codec = codec
+            self.width = width
+            self.height = height
+            self.pixelFormat = pixelFormat
+            self.frameRate = frameRate
+            self.rotationDegrees = rotationDegrees
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.language = language
+            self.durationSeconds = durationSeconds
+            self.isCoverArt = isCoverArt
+        }
     }
 
     public var file: String
@@ -31,6 +51,20 @@ public struct MediaDescription: Sendable, Codable {
     public var variants: [Variant]?
     public var renditions: [Rendition]?
 
+    /// The memberwise initializer, spelt out so VideoWM can call it.
+    package init(file: String, format: String, durationSeconds: Double? = nil, bitRate: Int? = nil,
+                 streams: [Stream], timestampJumpsAtSeconds: [Double]? = nil, variants: [Variant]? = nil,
+                 renditions: [Rendition]? = nil) {
+        self.file = file
+        self.format = format
+        self.durationSeconds = durationSeconds
+        self.bitRate = bitRate
+        self.streams = streams
+        self.timestampJumpsAtSeconds = timestampJumpsAtSeconds
+        self.variants = variants
+        self.renditions = renditions
+    }
+
     /// One `EXT-X-STREAM-INF` of a multivariant playlist, with what its media playlist says.
     public struct Variant: Sendable, Codable, Equatable {
         public var uri: String
@@ -44,6 +78,23 @@ public struct MediaDescription: Sendable, Codable {
         public var subtitlesGroup: String?
         public var durationSeconds: Double
         public var segments: Int
+
+        /// The memberwise initializer, spelt out so VideoWM can call it.
+        package init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, codecs: [String],
+                     width: Int? = nil, height: Int? = nil, frameRate: Double? = nil, audioGroup: String? = nil,
+                     subtitlesGroup: String? = nil, durationSeconds: Double, segments: Int) {
+            self.uri = uri
+            self.bandwidth = bandwidth
+            self.averageBandwidth = averageBandwidth
+            self.codecs = codecs
+            self.width = width
+            self.height = height
+            self.frameRate = frameRate
+            self.audioGroup = audioGroup
+            self.subtitlesGroup = subtitlesGroup
+            self.durationSeconds = durationSeconds
+            self.segments = segments
+        }
     }
 
     /// One `EXT-X-MEDIA` (audio or subtitles) of a multivariant playlist.
@@ -57,15 +108,29 @@ public struct MediaDescription: Sendable, Codable {
         public var uri: String
         public var durationSeconds: Double
         public var segments: Int
+
+        /// The memberwise initializer, spelt out so VideoWM can call it.
+        package init(type: String, group: String, name: String, language: String? = nil, isDefault: Bool,
+                     channels: Int? = nil, uri: String, durationSeconds: Double, segments: Int) {
+            self.type = type
+            self.group = group
+            self.name = name
+            self.language = language
+            self.isDefault = isDefault
+            self.channels = channels
+            self.uri = uri
+            self.durationSeconds = durationSeconds
+            self.segments = segments
+        }
     }
 
     /// What the media file at `path` holds (`probe(path:)`, in HLS, also reads playlists).
-    static func probe(mediaFile path: String) throws -> MediaDescription {
+    package static func probe(mediaFile path: String) throws -> MediaDescription {
         describe(try InputFile(path: path), file: path)
     }
 
     /// What the opened `input` holds, reported as `file`.
-    static func describe(_ input: InputFile, file path: String) -> MediaDescription {
+    package static func describe(_ input: InputFile, file path: String) -> MediaDescription {
         let streams = input.streams.map { s in
             var stream = Stream(index: s.index, type: s.mediaType.name, codec: s.codec.name, isCoverArt: s.isCoverArt)
             switch s.mediaType {

@@ -1,11 +1,11 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// A time base or rate (FFmpeg's `AVRational`).
-struct Rational: Equatable, Sendable {
-    var numerator: Int32
-    var denominator: Int32
+package struct Rational: Equatable, Sendable {
+    package var numerator: Int32
+    package var denominator: Int32
 
-    init(_ numerator: Int32, _ denominator: Int32) {
+    package init(_ numerator: Int32, _ denominator: Int32) {
         self.numerator = numerator
         self.denominator = denominator
     }
@@ -15,11 +15,11 @@ struct Rational: Equatable, Sendable {
     var av: AVRational { AVRational(num: numerator, den: denominator) }
 
     /// Both parts positive: a usable rate or time base.
-    var isValid: Bool { numerator > 0 && denominator > 0 }
+    package var isValid: Bool { numerator > 0 && denominator > 0 }
 
     /// `ticks` of this time base in `other`'s, rounded to the nearest.
-    func convert(_ ticks: Int64, to other: Rational) -> Int64 { av_rescale_q(ticks, av, other.av) }
+    package func convert(_ ticks: Int64, to other: Rational) -> Int64 { av_rescale_q(ticks, av, other.av) }
 
     /// `ticks` of this time base in seconds.
-    func seconds(_ ticks: Int64) -> Double { Double(ticks) * Double(numerator) / Double(denominator) }
+    package func seconds(_ ticks: Int64) -> Double { Double(ticks) * Double(numerator) / Double(denominator) }
 }

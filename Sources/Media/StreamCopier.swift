@@ -1,13 +1,13 @@
 /// Copies one input stream's packets into an output stream unchanged, their timestamps
 /// rescaled to the output's time base.
-final class StreamCopier {
-    let sink: PacketSink
+package final class StreamCopier {
+    package let sink: PacketSink
     private let timeBase: Rational
     private let scratch: Packet
     private let file: String
 
     /// A copier of `input`'s packets into `sink`; `file` names the output in errors.
-    init(from input: InputStream, to sink: PacketSink, file: String) throws {
+    package init(from input: InputStream, to sink: PacketSink, file: String) throws {
         self.sink = sink
         timeBase = input.timeBase
         scratch = try Packet()
@@ -15,7 +15,7 @@ final class StreamCopier {
     }
 
     /// Writes a reference to `packet` (the caller keeps its own).
-    func copy(_ packet: Packet) throws {
+    package func copy(_ packet: Packet) throws {
         try scratch.reference(packet, file: file)
         scratch.clearPosition()
         try sink.write(scratch, timeBase: timeBase)

@@ -1,11 +1,11 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// Converts a text subtitle stream into another text format — SubRip, ASS or WebVTT into
 /// mov_text for MP4/MOV, into WebVTT for WebM — by decoding each event (to ASS) and encoding
 /// it again with the same start, duration, language and disposition. Bitmap subtitles (DVD,
 /// PGS) cannot become text; callers leave them out.
-final class SubtitleConverter {
-    let sink: MuxedStream
+package final class SubtitleConverter {
+    package let sink: MuxedStream
     private let decoder: Decoder
     private let encoder: Encoder
     private let packet: Packet
@@ -15,7 +15,7 @@ final class SubtitleConverter {
 
     /// A converter of `stream` (of the file named `input`) to what the encoder named
     /// `encoderName` writes, into a new stream of `muxer`.
-    init(stream: InputStream, input: String, encoderName: String, muxer: Muxer) throws {
+    package init(stream: InputStream, input: String, encoderName: String, muxer: Muxer) throws {
         file = muxer.target
         decoder = try Decoder(stream: stream, file: input, threads: 1)
         encoder = try Encoder(codecName: encoderName, file: file)
@@ -37,7 +37,7 @@ final class SubtitleConverter {
     }
 
     /// Re-encodes the event in `input` (one packet is one event) and writes it.
-    func consume(_ input: Packet) throws {
+    package func consume(_ input: Packet) throws {
         var subtitle = AVSubtitle()
         var got: Int32 = 0
         // A damaged event is skipped, as a player would; it cannot corrupt the others.

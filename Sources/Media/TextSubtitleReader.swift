@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Foundation
 import Animation
 
@@ -8,30 +8,30 @@ import Animation
 /// underline as WebVTT tags; times stay on the input's timeline (jumps taken out, as for every
 /// packet `InputFile` reads). Bitmap subtitles (DVD, PGS, DVB) cannot become text: they are
 /// listed apart so the caller can name them in its notice.
-struct TextSubtitleReader {
-    struct Cue: Equatable {
-        var start: PresentationTime
-        var end: PresentationTime
-        var text: String
+package struct TextSubtitleReader {
+    package struct Cue: Equatable {
+        package var start: PresentationTime
+        package var end: PresentationTime
+        package var text: String
     }
 
-    struct Stream {
-        var index: Int
-        var codec: String
+    package struct Stream {
+        package var index: Int
+        package var codec: String
         /// The stream's ISO 639 language tag, as the file has it.
-        var language: String?
-        var title: String?
-        var cues: [Cue]
+        package var language: String?
+        package var title: String?
+        package var cues: [Cue]
     }
 
-    var streams: [Stream]
+    package var streams: [Stream]
     /// Bitmap subtitle streams: (index, codec name).
-    var bitmapStreams: [(index: Int, codec: String)]
+    package var bitmapStreams: [(index: Int, codec: String)]
     /// The earliest video presentation time (nil without video): what the cues are timed against.
-    var firstVideoTime: PresentationTime?
+    package var firstVideoTime: PresentationTime?
 
     /// Reads every packet of `path` once (the other streams' packets are not decoded).
-    static func read(path: String) throws -> TextSubtitleReader {
+    package static func read(path: String) throws -> TextSubtitleReader {
         let input = try InputFile(path: path)
         var decoders: [Int: (Decoder, Encoder)] = [:]
         var streams: [Int: Stream] = [:]

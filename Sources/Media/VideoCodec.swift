@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// The video codecs this tool encodes (`--codec`) and reasons about: the one codec enum of the
 /// pipeline. Smart rendering splices three of them (`isSpliceable`), H.264 and HEVC carry NAL
@@ -7,7 +7,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     case h264, hevc, vp9, av1
 
     /// The codec of an input stream, nil when it is none of these.
-    init?(_ id: CodecID) {
+    package init?(_ id: CodecID) {
         switch id {
         case .h264: self = .h264
         case .hevc: self = .hevc
@@ -17,7 +17,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         }
     }
 
-    var codecID: CodecID {
+    package var codecID: CodecID {
         switch self {
         case .h264: .h264
         case .hevc: .hevc
@@ -27,7 +27,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     }
 
     /// The FFmpeg encoder used for this codec.
-    var encoderName: String {
+    package var encoderName: String {
         switch self {
         case .h264: "libx264"
         case .hevc: "libx265"
@@ -37,13 +37,13 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     }
 
     /// Smart rendering splices this codec's GOPs (docs/smart-rendering.md: AV1 is rendered in full).
-    var isSpliceable: Bool { self != .av1 }
+    package var isSpliceable: Bool { self != .av1 }
 
     /// Whether pictures are made of NAL units (H.264, HEVC), which carry parameter sets and types.
-    var usesNALUnits: Bool { self == .h264 || self == .hevc }
+    package var usesNALUnits: Bool { self == .h264 || self == .hevc }
 
     /// The type field of the NAL unit header starting with `first`; nil for codecs without NAL units.
-    func nalUnitType(ofHeaderByte first: UInt8) -> Int? {
+    package func nalUnitType(ofHeaderByte first: UInt8) -> Int? {
         switch self {
         case .h264: Int(first & 0x1F)
         case .hevc: Int(first >> 1) & 0x3F

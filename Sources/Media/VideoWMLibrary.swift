@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// Process-wide settings of the library.
 public enum VideoWMLibrary {

@@ -1,16 +1,16 @@
-import CWebP
+internal import CWebP
 
 /// An owned libwebp `WebPAnimDecoder` over bytes the caller keeps alive for its lifetime:
 /// decodes an animated WebP frame by frame, each composed on the canvas (disposal and
 /// blending applied) as straight RGBA.
-final class WebPAnimationDecoder {
+package final class WebPAnimationDecoder {
     private let pointer: OpaquePointer
-    let width: Int
-    let height: Int
-    let frameCount: Int
+    package let width: Int
+    package let height: Int
+    package let frameCount: Int
     private let file: String
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws {
         self.file = file
         var data = WebPData(bytes: bytes.baseAddress, size: bytes.count)
         var options = WebPAnimDecoderOptions()
@@ -34,7 +34,7 @@ final class WebPAnimationDecoder {
     deinit { WebPAnimDecoderDelete(pointer) }
 
     /// The next frame's pixels and the time its display ends, in ms from the start; nil after the last.
-    func next() throws -> (pixels: [UInt8], endMilliseconds: Int)? {
+    package func next() throws -> (pixels: [UInt8], endMilliseconds: Int)? {
         guard WebPAnimDecoderHasMoreFrames(pointer) != 0 else { return nil }
         var buffer: UnsafeMutablePointer<UInt8>?
         var timestamp: Int32 = 0

@@ -1,4 +1,4 @@
-import CProcessGuard
+internal import CProcessGuard
 #if canImport(Glibc)
 import Glibc
 #endif

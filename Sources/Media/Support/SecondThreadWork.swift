@@ -9,13 +9,13 @@ import Glibc
 /// Waiting is `pthread_join`, which ends because the work ends: the work must be finite
 /// (preparing marks is), so no wait here can outlast it, and no semaphore is left waiting on
 /// a thread that never started.
-final class SecondThreadWork<Value>: @unchecked Sendable {
+package final class SecondThreadWork<Value>: @unchecked Sendable {
     private var thread: pthread_t?
     // Written by the worker before it ends; read after the join (or inline), which orders the accesses.
     private var outcome: Result<Value, any Error>?
 
     /// Starts `work` on a second thread, or runs it now when no thread can start.
-    init(_ work: @escaping () throws -> Value) {
+    package init(_ work: @escaping () throws -> Value) {
         thread = nil
         outcome = nil
         thread = Self.startThread { [self] in outcome = Result { try work() } }
@@ -23,7 +23,7 @@ final class SecondThreadWork<Value>: @unchecked Sendable {
     }
 
     /// Waits for the work (if it runs on the second thread) and returns or throws its outcome.
-    func result() throws -> Value {
+    package func result() throws -> Value {
         if let thread {
             pthread_join(thread, nil)
             self.thread = nil
