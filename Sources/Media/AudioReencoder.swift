@@ -83,7 +83,7 @@ package final class AudioReencoder {
     /// The encoder's time base: the packets' timestamps count in it.
     package var timeBase: Rational { encoder.timeBase }
 
-    package var encoderName: String { encoder.name }
+    var encoderName: String { encoder.name }
     private var sampleRate: Int32 { encoder.context.pointee.sample_rate }
     private var sampleFormat: AVSampleFormat { encoder.context.pointee.sample_fmt }
     private var channelCount: Int32 { encoder.context.pointee.ch_layout.nb_channels }

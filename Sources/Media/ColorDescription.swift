@@ -85,7 +85,7 @@ package struct ColorDescription: Equatable, Sendable {
 
 /// One of swscale's coefficient tables (`SWS_CS_*`).
 package struct ScaleCoefficients: Equatable, Sendable {
-    package let value: Int32
+    let value: Int32
     init(_ value: Int32) { self.value = value }
     package static let bt601 = ScaleCoefficients(SWS_CS_ITU601)
 }
@@ -93,9 +93,9 @@ package struct ScaleCoefficients: Equatable, Sendable {
 /// What swscale needs to keep colours while converting: the matrix of the YUV side, and
 /// whether each side is full range.
 package struct ColorConversion: Equatable, Sendable {
-    package var coefficients: ScaleCoefficients
-    package var sourceFullRange: Bool
-    package var targetFullRange: Bool
+    var coefficients: ScaleCoefficients
+    var sourceFullRange: Bool
+    var targetFullRange: Bool
 
     /// The memberwise initializer, spelt out so VideoWM can call it.
     package init(coefficients: ScaleCoefficients, sourceFullRange: Bool, targetFullRange: Bool) {

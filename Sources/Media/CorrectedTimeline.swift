@@ -18,8 +18,8 @@ package struct CorrectedTimeline {
 
     /// A keyframe packet: its corrected presentation timestamp and where its packet starts.
     package struct Keyframe: Equatable {
-        package let presentationTimestamp: Int64
-        package let position: Int64
+        let presentationTimestamp: Int64
+        let position: Int64
     }
 
     /// Per stream index, in file order.
@@ -35,7 +35,7 @@ package struct CorrectedTimeline {
     package var hasJumps: Bool { !jumps.isEmpty }
 
     /// Reads every packet of the file at `path` once.
-    package static func read(path: String, name: String) throws -> CorrectedTimeline {
+    static func read(path: String, name: String) throws -> CorrectedTimeline {
         let input = try InputFile(path: path, name: name)
         var timeline = CorrectedTimeline()
         for stream in input.streams { timeline.timeBases[stream.index] = stream.timeBase }
@@ -65,7 +65,7 @@ package struct CorrectedTimeline {
 
     /// The ticks the reading from the start added to a packet of `stream` that starts at
     /// `position`: those of the last correction at or before it (the first one's before that).
-    package func ticks(stream: Int, position: Int64) -> Int64? {
+    func ticks(stream: Int, position: Int64) -> Int64? {
         guard let list = corrections[stream], !list.isEmpty else { return nil }
         // The last index whose position is not after `position`.
         var low = 0, high = list.count
@@ -91,7 +91,7 @@ package struct CorrectedTimeline {
 
     /// How long the file lasts on the corrected clock: from the earliest audio or video start to
     /// the latest end (FFmpeg's container duration, without the jumps).
-    package func durationSeconds(mediaStreams: Set<Int>) -> Double? {
+    func durationSeconds(mediaStreams: Set<Int>) -> Double? {
         let ends = spans.compactMap { stream, span -> (Double, Double)? in
             guard mediaStreams.contains(stream), let timeBase = timeBases[stream], timeBase.isValid else { return nil }
             return (timeBase.seconds(span.first), timeBase.seconds(span.end))

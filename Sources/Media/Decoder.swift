@@ -3,7 +3,7 @@ internal import CFFmpeg
 /// An owned decoding `AVCodecContext` for one input stream.
 package final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
-    package let file: String
+    let file: String
 
     /// A decoder for `stream`; `file` names it in errors. `strict` makes damaged data an error
     /// rather than something concealed: a still has no next frame to hide the damage behind.
@@ -176,7 +176,7 @@ package final class Decoder {
 extension MediaError {
     /// The error for a failed decoding call, which callers treat as damaged data; thrown
     /// instead when the failure is not the data's (an interrupt, or memory running out).
-    package static func decoding(_ code: Int32, file: String) throws -> MediaError {
+    static func decoding(_ code: Int32, file: String) throws -> MediaError {
         if code == AVErrorCode.exit { throw InterruptedError() }
         let error = MediaError(file: file, operation: "decoding", code: ErrorCode(ffmpeg: code))
         if error.isResourceExhausted { throw error }

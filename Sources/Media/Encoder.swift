@@ -4,10 +4,10 @@ internal import CFFmpeg
 package final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codec: UnsafePointer<AVCodec>
-    package let file: String
+    let file: String
 
     /// Creates (but does not open) an encoder; the caller fills in the context, then calls `open`.
-    package init(codecName: String, file: String) throws {
+    init(codecName: String, file: String) throws {
         self.file = file
         guard let codec = avcodec_find_encoder_by_name(codecName) else {
             throw EncoderError(encoder: codecName, file: file, problem: .unavailable)
@@ -58,9 +58,9 @@ package final class Encoder {
     package var timeBase: Rational { Rational(context.pointee.time_base) }
     /// Pictures the encoder may output before it is shown (B-frame reordering, `has_b_frames`).
     package var reorderDelay: Int { Int(context.pointee.has_b_frames) }
-    package var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
-    package var width: Int { Int(context.pointee.width) }
-    package var height: Int { Int(context.pointee.height) }
+    var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
+    var width: Int { Int(context.pointee.width) }
+    var height: Int { Int(context.pointee.height) }
 
     /// The codec's global header (H.264/HEVC parameter sets in Annex B form) when opened with one.
     package var extradata: [UInt8] {
@@ -80,7 +80,7 @@ package final class Encoder {
         return formats
     }
 
-    package func open(options: [String: String]) throws {
+    func open(options: [String: String]) throws {
         var dict: OpaquePointer?
         for (key, value) in options { av_dict_set(&dict, key, value, 0) }
         let code = avcodec_open2(context, codec, &dict)
@@ -140,26 +140,26 @@ package struct VideoEncoderConfiguration: Equatable {
     package var pixelFormat: PixelFormat
     package var width: Int
     package var height: Int
-    package var sampleAspect: Rational
-    package var timeBase: Rational
-    package var frameRate: Rational?
-    package var color: ColorDescription
+    var sampleAspect: Rational
+    var timeBase: Rational
+    var frameRate: Rational?
+    var color: ColorDescription
     /// Codec threads; 0 lets FFmpeg choose.
-    package var threads: Int
+    var threads: Int
     /// Target bit rate in bits per second; nil for constant quality.
     package var bitRate: Int?
     /// The decoder buffer (VBV) model: its fill rate in bits per second and its size in bits; nil leaves it off.
     package var maxRate: Int? = nil
     package var bufferSize: Int? = nil
     /// The container wants codec headers out of band (MP4, Matroska…).
-    package var globalHeader: Bool
+    var globalHeader: Bool
     /// The encoder's private options (`crf`, `preset`…).
     package var options: [String: String]
     /// Frames between keyframes (`gop_size`) and at least between them (`keyint_min`); nil: the encoder's.
-    package var gopSize: Int? = nil
-    package var minKeyframeInterval: Int? = nil
+    var gopSize: Int? = nil
+    var minKeyframeInterval: Int? = nil
     /// `AVCodecContext.profile` for encoders that take a number (libvpx); nil: the encoder's.
-    package var profileNumber: Int? = nil
+    var profileNumber: Int? = nil
     /// Keyframes placed by presentation time: the frame path asks for one on each frame a
     /// `KeyframeSchedule` of this interval picks (`Frame.requestKeyframe`); nil: none forced.
     package var forcedKeyframes: KeyframeInterval? = nil

@@ -3,7 +3,7 @@ import Overlay
 
 extension ErrorCode {
     /// An FFmpeg return code with FFmpeg's text for it ("Invalid data found when processing input").
-    package init(ffmpeg code: Int32) {
+    init(ffmpeg code: Int32) {
         var buffer = [CChar](repeating: 0, count: 256)
         let message = av_strerror(code, &buffer, buffer.count) < 0
             ? "error \(code)"

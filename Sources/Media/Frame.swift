@@ -27,7 +27,7 @@ package final class Frame {
     package func unref() { av_frame_unref(pointer) }
 
     /// Gives this (empty) frame buffers for a `width`×`height` picture in `format`.
-    package func allocate(width: Int, height: Int, format: PixelFormat, file: String) throws {
+    func allocate(width: Int, height: Int, format: PixelFormat, file: String) throws {
         pointer.pointee.width = Int32(width)
         pointer.pointee.height = Int32(height)
         pointer.pointee.format = format.av.rawValue

@@ -19,8 +19,8 @@ package final class FrameConverter {
 
     /// A picture's size and pixel format.
     package struct Shape: Equatable {
-        package var width: Int
-        package var height: Int
+        var width: Int
+        var height: Int
         package var format: PixelFormat
 
         /// The memberwise initializer, spelt out so VideoWM can call it.
@@ -32,7 +32,7 @@ package final class FrameConverter {
     }
 
     package let source: Shape
-    package let output: Frame
+    let output: Frame
     private let scaler: PixelScaler
     private let placement: Placement
     /// The picture's size in the output, before padding.

@@ -12,7 +12,7 @@ package final class InputFile {
     let context: UnsafeMutablePointer<AVFormatContext>
     package let path: String
     /// What errors call the file: its path, or the URL a downloaded copy came from.
-    package let name: String
+    let name: String
 
     package init(path: String, name: String? = nil) throws {
         self.path = path
@@ -253,12 +253,12 @@ package final class InputFile {
     }
 
     /// The file's size in bytes, when known.
-    package var byteCount: Int64? {
+    var byteCount: Int64? {
         guard let pb = context.pointee.pb else { return nil }
         let size = avio_size(pb)
         return size > 0 ? size : nil
     }
 
     /// The container's bit rate in bits per second, when known.
-    package var bitRate: Int? { context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil }
+    var bitRate: Int? { context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil }
 }

@@ -12,7 +12,7 @@ package struct InputStream {
     package var codec: CodecID { CodecID(pointer.pointee.codecpar.pointee.codec_id) }
     package var timeBase: Rational { Rational(pointer.pointee.time_base) }
     /// A picture attached to an audio file or video (album art), not a video.
-    package var isCoverArt: Bool { pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
+    var isCoverArt: Bool { pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
 
     /// The stream's own duration in its time base, when the file gives it.
     package var duration: Int64? {
@@ -137,7 +137,7 @@ package struct VideoStreamDescription: Equatable {
     /// The container's, used when the codec does not say.
     var streamSampleAspect: Rational
     package var timeBase: Rational
-    package var averageFrameRate: Rational
+    var averageFrameRate: Rational
     var realFrameRate: Rational
     package var color: ColorDescription
     package var rotation: DisplayRotation
@@ -194,11 +194,11 @@ package struct CodecID: Equatable, Sendable {
 
     static let flac = CodecID(AV_CODEC_ID_FLAC)
     package static let h264 = CodecID(AV_CODEC_ID_H264)
-    package static let hevc = CodecID(AV_CODEC_ID_HEVC)
-    package static let vp9 = CodecID(AV_CODEC_ID_VP9)
-    package static let av1 = CodecID(AV_CODEC_ID_AV1)
-    package static let aac = CodecID(AV_CODEC_ID_AAC)
-    package static let opus = CodecID(AV_CODEC_ID_OPUS)
+    static let hevc = CodecID(AV_CODEC_ID_HEVC)
+    static let vp9 = CodecID(AV_CODEC_ID_VP9)
+    static let av1 = CodecID(AV_CODEC_ID_AV1)
+    static let aac = CodecID(AV_CODEC_ID_AAC)
+    static let opus = CodecID(AV_CODEC_ID_OPUS)
 
     /// FFmpeg's name ("h264", "subrip").
     package var name: String { String(cString: avcodec_get_name(av)) }

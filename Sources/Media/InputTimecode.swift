@@ -10,7 +10,7 @@ extension InputStream {
 
 extension InputFile {
     /// A metadata tag of the container.
-    package func tag(_ key: String) -> String? {
+    func tag(_ key: String) -> String? {
         av_dict_get(context.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
     }
 

@@ -8,9 +8,9 @@ internal import CFFmpeg
 /// header options; splitting them would duplicate that or spread one `AVFormatContext` over files.
 package final class Muxer {
     let context: UnsafeMutablePointer<AVFormatContext>
-    package let path: String
+    let path: String
     /// The output's name in errors (the real file or playlist; `path` may be its temporary sibling).
-    package let target: String
+    let target: String
     package let container: Container
     /// Whether the bytes go into memory, to be taken fragment by fragment (`cutFragment`).
     package let writesFragmentsInMemory: Bool
@@ -69,7 +69,7 @@ package final class Muxer {
 
     /// A stream for what `encoder` (opened) produces, in place of `input`: that stream's
     /// language, title and disposition, the encoder's parameters and time base.
-    package func addStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
+    func addStream(encodedBy encoder: Encoder, replacing input: InputStream) throws -> MuxedStream {
         let stream = try newStream()
         try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context),
                   OutputError.call("setting up stream \(input.index)", file: target))
@@ -220,7 +220,7 @@ package final class Muxer {
     }
 
     /// Writes a packet whose stream index and timestamps are already the output stream's.
-    package func write(_ packet: Packet) throws {
+    func write(_ packet: Packet) throws {
         if let shift = timestampShifts[packet.streamIndex] { packet.shift(by: shift) }
         let code = av_interleaved_write_frame(context, packet.pointer)
         try check(code, OutputError.call("writing", file: target))

@@ -9,9 +9,9 @@ import Glibc
 /// limit on the whole fetch can end it.
 package final class NetworkInput {
     let context: UnsafeMutablePointer<AVIOContext>
-    package let url: String
+    let url: String
     /// The whole fetch (connecting included) must be over within this many seconds.
-    package let totalSeconds: Int
+    let totalSeconds: Int
     /// The monotonic clock's reading (in seconds) past which the interrupt callback stops
     /// FFmpeg's blocking calls. FFmpeg keeps the pointer until the context is closed.
     private let deadline: UnsafeMutablePointer<Double>

@@ -99,7 +99,7 @@ package struct Container: Sendable, Equatable {
     package let family: Family
 
     /// The container FFmpeg's muxer for `path`'s extension writes; nil when there is none.
-    package init?(forExtensionOf path: String) {
+    init?(forExtensionOf path: String) {
         guard let format = av_guess_format(nil, path, nil) else { return nil }
         self.init(muxerName: String(cString: format.pointee.name))
     }

@@ -17,7 +17,7 @@ package final class Packet {
     package func unref() { av_packet_unref(pointer) }
 
     /// Moves `other`'s data and properties into this packet, leaving `other` empty.
-    package func take(_ other: Packet) {
+    func take(_ other: Packet) {
         av_packet_unref(pointer)
         av_packet_move_ref(pointer, other.pointer)
     }
@@ -42,7 +42,7 @@ package final class Packet {
     }
 
     /// Moves both timestamps by `ticks` (of the packet's time base), where they are set.
-    package func shift(by ticks: Int64) {
+    func shift(by ticks: Int64) {
         if pointer.pointee.pts != vwm_nopts_value() { pointer.pointee.pts += ticks }
         if pointer.pointee.dts != vwm_nopts_value() { pointer.pointee.dts += ticks }
     }
@@ -61,7 +61,7 @@ package final class Packet {
     package var size: Int { Int(pointer.pointee.size) }
 
     /// The byte offset in the file where the packet starts, when the demuxer knows it.
-    package var position: Int64? { pointer.pointee.pos >= 0 ? pointer.pointee.pos : nil }
+    var position: Int64? { pointer.pointee.pos >= 0 ? pointer.pointee.pos : nil }
 
     /// Runs `body` with the packet's bytes, which stay alive (and unchanged) for the call only.
     package func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

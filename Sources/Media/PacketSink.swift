@@ -18,7 +18,7 @@ package final class MuxedStream: PacketSink {
         self.stream = stream
     }
 
-    package var index: Int { Int(stream.pointee.index) }
+    var index: Int { Int(stream.pointee.index) }
 
     /// Replaces the stream's codec header (before the muxer writes its header): a copied H.264
     /// stream whose sample entry also lists the parameter sets of re-encoded segments.
@@ -37,7 +37,7 @@ package final class MuxedStream: PacketSink {
     }
 
     /// The stream's time base; the muxer may change it when it writes the header.
-    package var timeBase: Rational { Rational(stream.pointee.time_base) }
+    var timeBase: Rational { Rational(stream.pointee.time_base) }
 
     package func write(_ packet: Packet, timeBase source: Rational) throws {
         packet.rescale(from: source, to: timeBase)

@@ -6,9 +6,9 @@ import Glibc
 /// compares its own re-encoded pictures with the input's this way.
 package struct PictureDifference: Equatable {
     var sumOfSquares: Double
-    package var samples: Int
+    var samples: Int
     /// The largest sample value (255 for 8-bit samples).
-    package var peak: Double
+    var peak: Double
 
     /// Peak signal-to-noise ratio in dB (99 for identical pictures).
     package var psnr: Double {

@@ -12,7 +12,7 @@ package struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     package static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
     package static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
     /// 16 bits per component, little-endian: what HDR frames are tone-mapped from.
-    package static let rgb48 = PixelFormat(AV_PIX_FMT_RGB48LE)
+    static let rgb48 = PixelFormat(AV_PIX_FMT_RGB48LE)
     /// Luma alone, 8 bits: what leak tracing compares.
     package static let gray8 = PixelFormat(AV_PIX_FMT_GRAY8)
     /// Full-range 8-bit YUV, as JPEG stores it, by chroma subsampling (right shifts of x and y).
@@ -27,7 +27,7 @@ package struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// FFmpeg's name ("yuv420p"), nil for a value FFmpeg does not know.
     var knownName: String? { av_get_pix_fmt_name(av).map { String(cString: $0) } }
-    package var name: String { knownName ?? "unknown" }
+    var name: String { knownName ?? "unknown" }
     package var description: String { name }
 
     private var descriptor: AVPixFmtDescriptor? { av_pix_fmt_desc_get(av)?.pointee }

@@ -12,7 +12,7 @@ package final class PixelScaler {
     package enum Filter {
         case bicubic, lanczos
 
-        package var flags: Int32 {
+        var flags: Int32 {
             switch self {
             case .bicubic: SWS_BICUBIC
             case .lanczos: SWS_LANCZOS
@@ -54,7 +54,7 @@ package final class PixelScaler {
     }
 
     /// Scales `frame` into `output`'s planes, starting `offsets` bytes into each (0 for the corner).
-    package func scale(_ frame: Frame, into output: Frame, offsets: (Int, Int, Int, Int) = (0, 0, 0, 0)) throws {
+    func scale(_ frame: Frame, into output: Frame, offsets: (Int, Int, Int, Int) = (0, 0, 0, 0)) throws {
         for plane in 0..<4 {
             let offset = switch plane { case 0: offsets.0; case 1: offsets.1; case 2: offsets.2; default: offsets.3 }
             planes[plane] = output.dataPointers[plane].map { $0 + offset }

@@ -1,7 +1,7 @@
 /// Copies one input stream's packets into an output stream unchanged, their timestamps
 /// rescaled to the output's time base.
 package final class StreamCopier {
-    package let sink: PacketSink
+    let sink: PacketSink
     private let timeBase: Rational
     private let scratch: Packet
     private let file: String

@@ -5,7 +5,7 @@ internal import CFFmpeg
 /// it again with the same start, duration, language and disposition. Bitmap subtitles (DVD,
 /// PGS) cannot become text; callers leave them out.
 package final class SubtitleConverter {
-    package let sink: MuxedStream
+    let sink: MuxedStream
     private let decoder: Decoder
     private let encoder: Encoder
     private let packet: Packet

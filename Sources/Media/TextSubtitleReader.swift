@@ -17,7 +17,7 @@ package struct TextSubtitleReader {
 
     package struct Stream {
         package var index: Int
-        package var codec: String
+        var codec: String
         /// The stream's ISO 639 language tag, as the file has it.
         package var language: String?
         package var title: String?

@@ -38,7 +38,7 @@ public struct ErrorCode: Equatable, Hashable, Sendable, CustomStringConvertible 
     /// FFmpeg's error tags are negated four-character codes (`FFERRTAG` in libavutil/error.h);
     /// Swift cannot import the macros, and this folder stays free of FFmpeg's headers, so the
     /// two the predicates need are spelt out here (a unit test compares them with FFmpeg's).
-    package static func tag(_ a: Unicode.Scalar, _ b: Unicode.Scalar, _ c: Unicode.Scalar, _ d: Unicode.Scalar) -> Int32 {
+    static func tag(_ a: Unicode.Scalar, _ b: Unicode.Scalar, _ c: Unicode.Scalar, _ d: Unicode.Scalar) -> Int32 {
         let code = a.value | b.value << 8 | c.value << 16 | d.value << 24
         return -Int32(bitPattern: code)
     }
