@@ -8,8 +8,8 @@ struct FolderGraph {
     /// A file of the module: its path (for messages), its folder and its source.
     typealias File = (path: String, folder: String, source: SwiftSource)
 
-    /// Folder → a folder it uses → how, one line per file and name ("Sources/Overlay/Layout/MarkFootprint.swift
-    /// names Compositor").
+    /// Folder → a folder it uses → how, one line per file and name ("Sources/Overlay/Layout/Placement.swift
+    /// names PixelRect").
     let uses: [String: [String: [String]]]
 
     /// The graph of `files`; `owners` says which folder declares each type when it is not these files' own
@@ -72,7 +72,8 @@ struct FolderGraph {
     }
 
     /// A shortest cycle through the first folder of `component` (a strongly connected set), each step with the
-    /// names that make it: "Compositing → (root) → Compositing; Compositing/LayerVariants.swift names Compositor; …".
+    /// names that make each step: "(root) → Compositing → (root) ((root) → Compositing: Sources/Overlay/Compositor.swift
+    /// names PreparedLayer, …; Compositing → (root): Sources/Overlay/Compositing/LayerVariants.swift names Compositor)".
     func describe(_ component: Set<String>) -> String {
         guard let start = component.min() else { return "" }
         // Breadth first inside the component, from `start` back to it.
