@@ -24,7 +24,7 @@ enum AVErrorCode {
 /// for it — or `InterruptedError` when the call failed because our interrupt callback
 /// stopped it, which is no failure of the call.
 @discardableResult
-package func check(_ code: Int32, _ failure: (ErrorCode) -> any Error) throws -> Int32 {
+func check(_ code: Int32, _ failure: (ErrorCode) -> any Error) throws -> Int32 {
     guard code < 0 else { return code }
     if code == AVErrorCode.exit { throw InterruptedError() }
     let error = failure(ErrorCode(ffmpeg: code))
