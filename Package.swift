@@ -2,10 +2,14 @@
 import PackageDescription
 
 // Dependency arrows point one way:
-//   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
+//   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- Media (FFmpeg, libheif, libwebp)
+//     <- VideoWM (the library) <- VideoWMServe (HTTP) <- videowm (CLI)
 //   Animation, Overlay <- LeakTrace (leak tracing on grey frames, no FFmpeg) <- VideoWM
 //   VideoWM <- ServeAccess, ServeCache <- VideoWMServe (`videowm serve`) <- videowm
 //   Packaging (DASH manifests, Common Encryption, HLS AES-128: pure Swift over libcrypto, no FFmpeg, nothing of VideoWM)
+// Media is the only target that depends on CFFmpeg, and it imports it `internal`: no C type crosses its
+// boundary, and VideoWM reaches Media's internals it needs through `package` declarations (as swift-nio
+// keeps NIOCore below NIOPosix). The compiler, not a test, keeps FFmpeg out of the rest.
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -52,7 +56,10 @@ let package = Package(
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
         .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CCrypto", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
+        // The FFmpeg boundary: owning wrappers over files, codecs, frames, conversion and muxing (and libheif's and
+        // libwebp's decoders), with the typed errors they throw, which the whole library shares.
+        .target(name: "Media", dependencies: ["Animation", "Overlay", "CFFmpeg", "CHeif", "CWebP", "CProcessGuard"]),
+        .target(name: "VideoWM", dependencies: ["Media", "Animation", "Overlay", "ImageMetadata", "LeakTrace", "CCrypto", "CJPEG", "CProcessGuard"]),
         // `videowm serve`'s access control, no HTTP: token keys (a raw key or a JWK Set, by kid), JWS
         // checks with a leeway, revocations, re-read while the server runs.
         .target(name: "ServeAccess", dependencies: ["VideoWM"]),
@@ -67,7 +74,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),
         .testTarget(name: "AnimationTests", dependencies: ["Animation", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
-        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
+        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "Media", "TestSupport"]),
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata", "TestSupport"]),
         .testTarget(name: "PackagingTests", dependencies: ["Packaging", "TestSupport"]),
         // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).

@@ -12,7 +12,7 @@ public enum Placement {
     /// (`max(W − w − 2·inset, 0)`) and applying the vertical formula unclamped.
     public static func origin(boxWidth: Int, boxHeight: Int, frameWidth: Int, frameHeight: Int,
                               insetPixels: Double, xPercent: Double, yPercent: Double,
-                              convention: LayerSpec.LayoutConvention = .standard) -> (x: Int, y: Int) {
+                              convention: LayoutConvention = .standard) -> (x: Int, y: Int) {
         func axis(_ box: Int, _ frame: Int, _ percent: Double, vertical: Bool) -> Int {
             var free = Double(frame - box) - 2 * insetPixels
             let p = min(max(percent, 0), 100)
