@@ -42,6 +42,11 @@ public final class SegmentCache: @unchecked Sendable {
     public private(set) var unstoredFiles = 0
     /// Why storing fails now (nil: it works), for the one log line of an incident.
     private var storingProblem: CacheError?
+    /// The smallest file that could not be stored since `storingProblem` began: storing works
+    /// again only when a file at least that large is stored. A playlist of 2 KB that fits beside a
+    /// full volume's last free blocks says nothing about the 90 KB segments, and would have the
+    /// log and the `volume_full` gauge flap between the two states with every request.
+    private var smallestUnstored: Int = .max
     /// Files whose bytes this process has checked against their record (by path), as they were
     /// then, and when (checked again after `recheckSeconds`: a disk's silent damage, or an
     /// alteration within the clock tick of the last write, which leaves the time unchanged).
@@ -206,13 +211,15 @@ public final class SegmentCache: @unchecked Sendable {
                 try publish(bytes, record: record, to: final)
             }
         } catch {
-            storingFailed(error)
+            storingFailed(error, size: bytes.count)
             return CacheItem(body: .memory(bytes), digest: record.digest)
         }
         let problem = lock.withLock { () -> CacheError? in
-            defer { storingProblem = nil }
             knownBytes += UInt64(bytes.count)
-            return storingProblem
+            guard let problem = storingProblem, bytes.count >= smallestUnstored else { return nil }
+            storingProblem = nil
+            smallestUnstored = .max
+            return problem
         }
         if let problem { log("cache: storing files again (it had failed: \(problem))") }
         guard let file = OpenFile(path: final) else { return CacheItem(body: .memory(bytes), digest: record.digest) }
@@ -221,9 +228,10 @@ public final class SegmentCache: @unchecked Sendable {
         return CacheItem(body: .file(file), digest: record.digest)
     }
 
-    private func storingFailed(_ error: CacheError) {
+    private func storingFailed(_ error: CacheError, size: Int) {
         let first = lock.withLock { () -> Bool in
             unstoredFiles += 1
+            smallestUnstored = min(smallestUnstored, size)
             defer { storingProblem = error }
             return storingProblem == nil || storingProblem?.code != error.code
         }

@@ -4,19 +4,10 @@ import VideoWM
 /// The `videowm` command: picks the subcommand and is the one place where errors become
 /// exit codes and a single line on stderr.
 enum CommandLineTool {
-    /// In every served lecture's revision (`serve`), so a build whose pictures differ never serves
-    /// a cache another made: 0.2.0 stopped drawing the variant layer in a row's own periods.
-    static let version = "0.2.0"
+    static var version: String { ToolCommands.version }
+    static var commands: [any ToolCommand.Type] { ToolCommands.all }
 
-    /// Every command, in the order the overview lists them. A new command is one more line here.
-    static var commands: [any ToolCommand.Type] {
-        [TranscodeCommand.self, StampCommand.self, ThumbnailCommand.self, BatchCommand.self, PreviewCommand.self, TraceCommand.self,
-         ProbeCommand.self, ServeCommand.self, KeygenCommand.self]
-    }
-
-    static func command(named name: String) -> (any ToolCommand.Type)? {
-        commands.first { $0.name == name }
-    }
+    static func command(named name: String) -> (any ToolCommand.Type)? { ToolCommands.named(name) }
 
     static func run(_ arguments: [String]) -> Int32 {
         // Before any file is opened or thread started: descriptors 0–2 exist (a closed one

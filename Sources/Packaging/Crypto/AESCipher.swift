@@ -56,8 +56,9 @@ final class AESCipher {
         precondition(mode == .counter || range.count % Self.blockSize == 0, "CBC without padding takes whole blocks")
         guard !range.isEmpty else { return }
         var written: Int32 = 0
-        let status = bytes.withUnsafeMutableBufferPointer { buffer in
-            let start = buffer.baseAddress! + range.lowerBound  // non-empty range: the buffer has an address
+        let status = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            // A non-empty range: the buffer has an address.
+            guard let start = buffer.baseAddress.map({ $0 + range.lowerBound }) else { return 0 }
             return EVP_CipherUpdate(context, start, &written, start, Int32(range.count))
         }
         guard status == 1, Int(written) == range.count else { throw PackagingCryptoError(operation: "EVP_CipherUpdate (AES-128)") }
@@ -72,10 +73,11 @@ final class AESCipher {
         var tail: Int32 = 0
         let status = output.withUnsafeMutableBufferPointer { out in
             input.withUnsafeBufferPointer { input -> Int32 in
-                // libcrypto wants an address even for no input.
-                let source = input.baseAddress ?? UnsafePointer(out.baseAddress!)
-                guard EVP_CipherUpdate(context, out.baseAddress, &written, source, Int32(input.count)) == 1 else { return 0 }
-                return EVP_CipherFinal_ex(context, out.baseAddress! + Int(written), &tail)
+                // The output holds a block at least, so it has an address; libcrypto wants one even for no input.
+                guard let output = out.baseAddress else { return 0 }
+                let source = input.baseAddress ?? UnsafePointer(output)
+                guard EVP_CipherUpdate(context, output, &written, source, Int32(input.count)) == 1 else { return 0 }
+                return EVP_CipherFinal_ex(context, output + Int(written), &tail)
             }
         }
         guard status == 1 else {

@@ -26,10 +26,10 @@ public struct ContentProtection: Equatable, Sendable {
     }
 
     public static let mp4ProtectionScheme = "urn:mpeg:dash:mp4protection:2011"
-    public static let cencNamespace = "urn:mpeg:cenc:2013"
+    public static let cencNamespace = XMLNamespace.cenc
     public static let dashIFNamespace = "https://dashif.org/CPS"
     /// PlayReady's MPD elements (`mspr:pro`), which CPIX documents for PlayReady carry.
-    public static let playReadyNamespace = "urn:microsoft:playready"
+    public static let playReadyNamespace = XMLNamespace.playReady
 
     /// The scheme-wide descriptor: `value="cenc"` or `"cbcs"`, the track's key ID.
     public static func mp4Protection(scheme: EncryptionScheme, keyID: KeyID) -> ContentProtection {

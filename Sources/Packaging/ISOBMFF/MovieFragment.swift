@@ -35,7 +35,9 @@ struct MovieFragment {
         var fragments: [MovieFragment] = []
         for extent in try Box.extents(in: bytes, location: "") where extent.type == "moof" {
             let location = fragments.isEmpty ? "moof" : "moof[\(fragments.count + 1)]"
-            let moof = try Box.parse(bytes, range: extent.start..<extent.end, location: "").first!  // one extent, one box
+            guard let moof = try Box.parse(bytes, range: extent.start..<extent.end, location: "").first else {
+                throw .malformed(location, "no box where its extent is")
+            }
             var fragment = MovieFragment(moof: moof, start: extent.start, originalSize: extent.end - extent.start, trackFragments: [])
             let trafCount = moof.children("traf").count
             for (index, traf) in moof.children.enumerated() where traf.type == "traf" {

@@ -140,7 +140,7 @@ extension TrackDescription {
         let pattern = tenc.version == 0 ? (0, 0) : (Int(patternByte >> 4), Int(patternByte & 15))
         let isProtected = try reader.u8()
         let ivSize = Int(try reader.u8())
-        let keyID = KeyID(bytes: try reader.bytes(16))!  // 16 bytes read
+        let keyID = KeyID(sixteen: try reader.bytes(16))
         guard isProtected == 1 else { throw .unsupported(location + "/schi/tenc", "a track marked unprotected") }
         guard [0, 8, 16].contains(ivSize) else { throw .malformed(location + "/schi/tenc", "a per-sample IV size of \(ivSize)") }
         var constantIV: [UInt8]?

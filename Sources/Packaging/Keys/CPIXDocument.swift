@@ -90,8 +90,8 @@ enum CPIXDocument {
             signaling.contentProtectionData = try text(try decoded("ContentProtectionData"), "ContentProtectionData")
             if let markup = signaling.contentProtectionData {
                 // It goes into the MPD as is: it must be XML elements, with no prefix the MPD does not declare.
-                let wrapped = "<x xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:cenc=\"\(ContentProtection.cencNamespace)\" "
-                    + "xmlns:mspr=\"\(ContentProtection.playReadyNamespace)\">\(markup)</x>"
+                let wrapped = "<x xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:cenc=\"\(XMLNamespace.cenc)\" "
+                    + "xmlns:mspr=\"\(XMLNamespace.playReady)\">\(markup)</x>"
                 if case .failure(let error) = XMLNode.parse(Array(wrapped.utf8)) {
                     throw malformed("\(place): ContentProtectionData is \(error.description)")
                 }

@@ -2,11 +2,6 @@
 import Glibc
 #endif
 
-/// The kind of a track, as key usage rules and manifests tell tracks apart.
-public enum TrackKind: String, Sendable, Hashable {
-    case video, audio, text
-}
-
 /// One DRM system's own signalling for one key, as a CPIX document's `DRMSystem` element hands it over: copied into
 /// the initialization segment (`pssh`), the MPD (`ContentProtection` children) and HLS playlists (`EXT-X-KEY`) as is.
 public struct DRMSystemSignaling: Equatable, Sendable {
@@ -95,9 +90,10 @@ public struct ContentKeySet: Sendable {
                 throw malformed("the \(name) is not hexadecimal")
             }
             guard field.count == 32 else { throw malformed("the \(name) has \(field.count) hex digits, 32 expected") }
-            return Hex.bytes(String(decoding: field, as: UTF8.self))!  // 32 hex digits checked above
+            guard let bytes = Hex.bytes(String(decoding: field, as: UTF8.self)) else { throw malformed("the \(name) is not hexadecimal") }
+            return bytes
         }
-        let keyID = KeyID(bytes: try hexDigits(parts[0], "key ID"))!
+        let keyID = KeyID(sixteen: try hexDigits(parts[0], "key ID"))
         var key = try hexDigits(parts[1], "key")
         defer { SecureMemory.wipe(&key) }
         return ContentKeySet(keys: [ContentKey(keyID: keyID, bytes: key, file: file)], file: file)
@@ -120,7 +116,8 @@ public struct ContentKeySet: Sendable {
         var buffer = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
         var count = 0
         while count < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }  // never empty
+            // Never empty (one byte more than the size), so it has an address.
+            let n = buffer.withUnsafeMutableBytes { bytes in bytes.baseAddress.map { Glibc.read(descriptor, $0 + count, bytes.count - count) } ?? 0 }
             if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }

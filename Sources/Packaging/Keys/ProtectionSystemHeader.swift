@@ -47,12 +47,12 @@ public struct ProtectionSystemHeader: Equatable, Sendable {
         let version = try reader.u8()
         try reader.skip(3)
         guard version <= 1 else { throw .unsupported("pssh", "version \(version)") }
-        systemID = SystemID(bytes: try reader.bytes(16))!  // 16 bytes read
+        systemID = SystemID(sixteen: try reader.bytes(16))
         keyIDs = []
         if version == 1 {
             let count = try reader.u32()
             guard Int(count) <= reader.remaining / 16 else { throw .malformed("pssh", "\(count) key IDs do not fit") }
-            for _ in 0..<count { keyIDs.append(KeyID(bytes: try reader.bytes(16))!) }
+            for _ in 0..<count { keyIDs.append(KeyID(sixteen: try reader.bytes(16))) }
         }
         let dataSize = try reader.u32()
         data = try reader.bytes(Int(dataSize))

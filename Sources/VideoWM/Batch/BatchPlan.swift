@@ -33,9 +33,13 @@ public struct BatchPlan: Sendable {
     public static let keyFileVariable = "VIDEOWM_KEY_FILE"
 
     /// - Parameters:
-    ///   - target: the template's output parsed once (its kind and container, which every row's
+    ///   - config: the marks every row draws, bound to each row's variables.
+    ///   - table: the CSV, one row per output.
+    ///   - outputTemplate: the outputs' names, with the CSV's columns as placeholders.
+    ///   - templateTarget: the template's output parsed once (its kind and container, which every row's
     ///     output shares: a placeholder cannot name an extension).
     ///   - fixedVariables: `--var` values shared by every row; they may not repeat a column.
+    ///   - warn: notices about the rows (a font fallback), each said once.
     public init(config: WatermarkConfig, table: CSVTable, outputTemplate: OutputPathTemplate, target templateTarget: OutputTarget,
                 fixedVariables: [String: String] = [:], warn: WarningHandler) throws {
         self.outputTemplate = outputTemplate

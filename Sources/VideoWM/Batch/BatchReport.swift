@@ -62,7 +62,7 @@ public final class BatchReport {
     public let path: String
     private let descriptor: Int32
 
-    /// Opens `path` for appending, creating it when missing; an ``OutputError`` when it cannot be.
+    /// Opens `path` for appending, creating it when missing; an `OutputError` when it cannot be.
     public init(path: String) throws {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -73,7 +73,7 @@ public final class BatchReport {
 
     deinit { close(descriptor) }
 
-    /// Appends `result` as one JSON line, in one write; an ``OutputError`` when it cannot be written.
+    /// Appends `result` as one JSON line, in one write; an `OutputError` when it cannot be written.
     public func record(_ result: BatchRowResult) throws {
         let bytes = Array((result.jsonLine + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -12,7 +12,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// Every row: one shard of one.
     public static let whole = BatchShard(uncheckedIndex: 0, count: 1, origin: "default")
 
-    /// Shard `index` of `count`; `origin` says where the numbers came from, for messages. A ``RequestError`` when they are out of range.
+    /// Shard `index` of `count`; `origin` says where the numbers came from, for messages. A `RequestError` when they are out of range.
     public init(index: Int, count: Int, origin: String) throws {
         guard count >= 1, (0..<count).contains(index) else {
             throw RequestError(subject: origin, problem: "shard \(index)/\(count) does not exist (the index runs from 0 to the count minus 1)")

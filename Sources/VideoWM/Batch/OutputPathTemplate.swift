@@ -16,7 +16,7 @@ public struct OutputPathTemplate: Sendable {
     /// The longest file-name component Linux file systems take, in bytes.
     static let maximumComponentBytes = 255
 
-    /// Reads `source`; a malformed placeholder or a template without one is a ``RequestError``.
+    /// Reads `source`; a malformed placeholder or a template without one is a `RequestError`.
     public init(_ source: String) throws {
         self.source = source
         do {

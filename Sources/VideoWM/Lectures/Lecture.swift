@@ -45,6 +45,7 @@ public final class Lecture: PreparedLecture, @unchecked Sendable {
     /// Prepares `definition`: loads and keys its marks (a config given as a file), checks what the
     /// combination of input, marks and options allows, and indexes the input.
     /// - Parameters:
+    ///   - definition: the lecture: its name, video, marks and options (lecture.json's fields).
     ///   - markKey: the key a config file is bound to (keyed mark paths, variant codes); a config
     ///     given loaded is keyed already.
     ///   - warn: notices about the lecture (streams left out, a font fallback), each said once.
@@ -141,8 +142,10 @@ public struct LecturePreparer: LecturePreparing {
     let markKey: SecretKey?
     let warn: WarningHandler
 
-    /// - Parameter warn: notices about a lecture (streams left out, a font fallback), each said
-    ///   once per lecture revision, prefixed "lecture NAME: ".
+    /// - Parameters:
+    ///   - markKey: the key config files are bound to (keyed mark paths, variant codes), or nil.
+    ///   - warn: notices about a lecture (streams left out, a font fallback), each said
+    ///     once per lecture revision, prefixed "lecture NAME: ".
     public init(markKey: SecretKey? = nil, warn: @escaping WarningHandler) {
         self.markKey = markKey
         self.warn = warn

@@ -82,6 +82,7 @@ public final class LectureLadder: @unchecked Sendable {
     ///   - subject: how messages name the ladder's request ("--ladder", a lecture's field).
     ///   - variantLayer: with a variant layer (its period the segment length, and `settings` a
     ///     variant lecture's: `Lecture` decides both), where its renders get it; nil without one.
+    ///   - warn: notices about the input (streams left out), each said once.
     /// - Throws: `RequestError` (64) for settings a ladder decides itself (`--bitrate`, `--crf`,
     ///   size options, `--maxrate`/`--bufsize`); `InputError` (66) for a missing input or sidecar;
     ///   `MediaError` (65) for a damaged input or a bad cue ("FILE: line N: …").

@@ -106,7 +106,7 @@ struct ServeCommand: ToolCommand {
         // The token keys as the platform shares them: the file's bytes, 32 to 4096 (RFC 7518 §3.2:
         // at least 256 bits for HS256), or a JWK Set; owner-only as every key file.
         let tokenKeys = try TokenKeySet.read(fromFile: try tokenKeyFile.required("--token-key-file FILE", command: Self.name))
-        var salt = Array("videowm \(CommandLineTool.version)\u{0}".utf8)
+        var salt = Array("videowm \(ToolCommands.version)\u{0}".utf8)
         var markKey: SecretKey?
         // As batch: --key-file, else the file VIDEOWM_KEY_FILE names (the same key, the same marks).
         let environment = ProcessInfo.processInfo.environment[MarkOptions.keyFileVariable].flatMap { $0.isEmpty ? nil : $0 }

@@ -13,7 +13,7 @@ enum ManPage {
 
     /// Every page's file name: the overview, the commands in the overview's order, the config.
     static var fileNames: [String] {
-        ["videowm.1"] + CommandLineTool.commands.map { "videowm-\($0.name).1" } + ["videowm-config.5"]
+        ["videowm.1"] + ToolCommands.all.map { "videowm-\($0.name).1" } + ["videowm-config.5"]
     }
 
     /// The page in `file` (a name `fileNames` lists), or nil.
@@ -24,11 +24,11 @@ enum ManPage {
         default:
             guard file.hasPrefix("videowm-"), file.hasSuffix(".1") else { return nil }
             let name = String(file.dropFirst("videowm-".count).dropLast(".1".count))
-            return CommandLineTool.command(named: name).map { page(for: $0) }
+            return ToolCommands.named(name).map { page(for: $0) }
         }
     }
 
-    private static var source: String { "videowm \(CommandLineTool.version)" }
+    private static var source: String { "videowm \(ToolCommands.version)" }
 
     // MARK: - A command's page
 
@@ -107,12 +107,12 @@ enum ManPage {
         roff.section("NAME")
         roff.request(Roff.escape("videowm - \(ToolManual.summary)"))
         roff.section("SYNOPSIS")
-        for command in CommandLineTool.commands { synopsis(command.help.usage, into: &roff) }
+        for command in ToolCommands.all { synopsis(command.help.usage, into: &roff) }
         synopsis("videowm help [COMMAND] | videowm COMMAND --help | videowm --version", into: &roff)
         roff.section("DESCRIPTION")
         roff.paragraphs(ToolManual.description)
         roff.section("COMMANDS")
-        for command in CommandLineTool.commands {
+        for command in ToolCommands.all {
             roff.entry(Roff.reference("videowm-\(command.name)", 1), CommandManual.of(command.name)?.summary ?? "")
         }
         roff.section("OPTIONS")
@@ -129,7 +129,7 @@ enum ManPage {
         roff.section("EXAMPLES")
         for example in ToolManual.examples { roff.example(example.what, example.command) }
         roff.section("SEE ALSO")
-        roff.request((CommandLineTool.commands.map { Roff.reference("videowm-\($0.name)", 1) }
+        roff.request((ToolCommands.all.map { Roff.reference("videowm-\($0.name)", 1) }
             + [Roff.reference("videowm-config", 5)]).joined(separator: ", "))
         roff.request(".PP")
         roff.request(Roff.escape("In the source tree, README.md indexes the guides (docs/guide) and the reference (docs/reference)."))
@@ -156,7 +156,7 @@ enum ManPage {
         roff.section("EXAMPLES")
         roff.paragraphs(ToolManual.configExample.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         roff.section("SEE ALSO")
-        roff.request((["videowm"] + CommandLineTool.commands.map { "videowm-\($0.name)" }).map { Roff.reference($0, 1) }
+        roff.request((["videowm"] + ToolCommands.all.map { "videowm-\($0.name)" }).map { Roff.reference($0, 1) }
             .joined(separator: ", "))
         roff.request(".PP")
         roff.request(Roff.escape("In the source tree, docs/reference/config.md has every field with examples, text layout, animations, HDR and TPStreams configs."))

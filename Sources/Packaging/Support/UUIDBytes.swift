@@ -9,6 +9,18 @@ public struct UUIDBytes: Hashable, Sendable, CustomStringConvertible {
         self.bytes = Array(bytes)
     }
 
+    /// Sixteen bytes the caller read or checked as sixteen (a box's field): a misuse otherwise.
+    init(sixteen bytes: [UInt8]) {
+        precondition(bytes.count == 16, "a UUID is 16 bytes")
+        self.bytes = bytes
+    }
+
+    /// A UUID written in this file's source (a registry's SystemID): a misuse unless well formed.
+    init(known text: StaticString) {
+        guard let made = UUIDBytes(text: "\(text)") else { preconditionFailure("\(text) is not a UUID") }
+        self = made
+    }
+
     /// 32 hex digits, with or without the UUID's four dashes (8-4-4-4-12), in either case; nil for anything else.
     public init?(text: some StringProtocol) {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -38,11 +50,11 @@ public typealias SystemID = UUIDBytes
 extension UUIDBytes {
     /// W3C Clear Key (the DASH-IF registry's identifier): browsers' built-in key system that takes keys in the clear
     /// from a JSON Web Key set licence.
-    public static let clearKey = UUIDBytes(text: "e2719d58-a985-b3c9-781a-b030af78d30e")!
+    public static let clearKey = UUIDBytes(known: "e2719d58-a985-b3c9-781a-b030af78d30e")
     /// The W3C "common" system (EME's `cenc` init data format): a `pssh` that lists key IDs only, from which any
     /// key system (Chromium's Clear Key among them) learns which keys to ask for.
-    public static let commonSystem = UUIDBytes(text: "1077efec-c0b2-4d02-ace3-3c1e52e2fb4b")!
-    public static let widevine = UUIDBytes(text: "edef8ba9-79d6-4ace-a3c8-27dcd51d21ed")!
-    public static let playReady = UUIDBytes(text: "9a04f079-9840-4286-ab92-e65be0885f95")!
-    public static let fairPlay = UUIDBytes(text: "94ce86fb-07ff-4f43-adb8-93d2fa968ca2")!
+    public static let commonSystem = UUIDBytes(known: "1077efec-c0b2-4d02-ace3-3c1e52e2fb4b")
+    public static let widevine = UUIDBytes(known: "edef8ba9-79d6-4ace-a3c8-27dcd51d21ed")
+    public static let playReady = UUIDBytes(known: "9a04f079-9840-4286-ab92-e65be0885f95")
+    public static let fairPlay = UUIDBytes(known: "94ce86fb-07ff-4f43-adb8-93d2fa968ca2")
 }
