@@ -40,7 +40,7 @@ def b64(data):
 class Served:
     """A `videowm serve` process on a library of one lecture ("lecture"), on a free port."""
 
-    def __init__(self, binary, work, clip, config, preset, crf, workers, queue=32, cache_size="20G", extra=()):
+    def __init__(self, binary, work, clip, config, preset, crf, workers, queue=32, cache_size="20G", extra=(), lecture=None):
         self.work = work
         self.library = os.path.join(work, "library")
         folder = os.path.join(self.library, "lecture")
@@ -49,7 +49,8 @@ class Served:
         if not os.path.exists(video):
             os.symlink(os.path.abspath(clip), video)
         with open(os.path.join(folder, "lecture.json"), "w") as f:
-            json.dump({"video": "lecture.mp4", "config": os.path.abspath(config), "segment": SEGMENT, "preset": preset, "crf": int(crf)}, f)
+            json.dump(dict({"video": "lecture.mp4", "config": os.path.abspath(config), "segment": SEGMENT, "preset": preset, "crf": int(crf)},
+                           **(lecture or {})), f)
         self.key_file = os.path.join(work, "token.key")
         if not os.path.exists(self.key_file):
             with open(self.key_file, "wb") as f:
@@ -362,11 +363,15 @@ class Player:
     fetched whenever less than two segments are buffered ahead of the playhead. A stall is the
     playhead reaching the end of what is buffered before the end of the video."""
 
-    def __init__(self, served, email):
+    def __init__(self, served, email, prepare_lead=None):
         self.served, self.email = served, email
         self.stalls, self.stalled_seconds, self.refusals, self.errors = 0, 0.0, 0, []
         self.latencies = []
         self.finished = False
+        # Seconds from asking for the playback URL to the first media segment received (issue 40).
+        self.startup = None
+        # When set, the platform sends `prepare` this many seconds before the player asks for the playlist.
+        self.prepare_lead = prepare_lead
 
     def run(self):
         try:
@@ -388,7 +393,17 @@ class Player:
 
     def _play(self):
         c = self.served.connection()
-        text = self._fetch(c, f"/v1/lecture/master.m3u8?token={self.served.token(self.email)}").decode()
+        token = self.served.token(self.email)
+        if self.prepare_lead is not None:
+            status, _, _, _ = get(c, f"/v1/lecture/prepare?token={token}")
+            if status != 204:
+                raise RuntimeError(f"prepare: HTTP {status}")
+            time.sleep(self.prepare_lead)
+        asked = time.perf_counter()
+        text = self._fetch(c, f"/v1/lecture/master.m3u8?token={token}").decode()
+        if "#EXT-X-STREAM-INF:" in text:  # a multivariant playlist: play the first variant listed, as players start
+            variant = next(line for line in text.splitlines() if line and not line.startswith("#"))
+            text = self._fetch(c, variant).decode()
         init, segments = playlist_uris(text)
         self._fetch(c, init)
         target = 2 * max(d for _, d in segments)
@@ -408,6 +423,8 @@ class Player:
                     continue
             uri, duration = segments[k]
             self._fetch(c, uri)
+            if self.startup is None:
+                self.startup = time.perf_counter() - asked
             buffered += duration
             k += 1
             if started is None and buffered >= target:
@@ -512,4 +529,77 @@ def job_load(args, binary, clip, config, preset, crf, runner_log):
                   f"Memory: peak RSS of the server at twice the load {over['rss_kb'] / 1024:.0f} MB "
                   f"(at {results[-1]['students']} students: {results[-1]['rss_kb'] / 1024:.0f} MB)."]
                  + ([f"Errors at twice the load: {sorted(set(over['errors']))[:5]}"] if over["errors"] else []),
+    }
+
+
+# Job 16 (issue 40): the mark from 0 s for 4 s of every 24 s, so every student's first segment is their own.
+STARTUP_TIMING = {"start": 0, "interval": 4000, "skip": 20000}
+STARTUP_LADDER = "720,360"
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def startup_run(binary, work, clip, config, preset, crf, students, stagger, workers, prepare_lead=None):
+    """A class arriving: `students` players start `stagger` s apart against a fresh server and an empty cache."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    served = Served(binary, work, clip, config, preset, crf, workers=workers, lecture={"ladder": STARTUP_LADDER})
+    players = [Player(served, f"start-{n}@example.com", prepare_lead) for n in range(students)]
+    threads = []
+    for p in players:
+        t = threading.Thread(target=p.run)
+        t.start()
+        threads.append(t)
+        time.sleep(stagger)
+    for t in threads:
+        t.join()
+    alive = served.alive()
+    served.stop()
+    startups = [p.startup for p in players if p.startup is not None]
+    return {"students": students, "alive": alive, "startups": startups,
+            "median": statistics.median(startups) if startups else float("nan"), "p95": percentile(startups, 0.95),
+            "max": max(startups) if startups else float("nan"),
+            "stalls": sum(p.stalls for p in players), "refusals": sum(p.refusals for p in players),
+            "errors": [e for p in players for e in p.errors], "finished": sum(1 for p in players if p.finished)}
+
+
+def job_startup(args, binary, clip, config, preset, crf, runner_log):
+    """Job 16: start-up as a class meets it: 16 students 0.5 s apart, master playlist request to first
+    media segment, a fresh server and an empty cache; this build (with and without a platform's
+    `prepare`) and, given --baseline-binary, the same run with that build."""
+    cores = os.cpu_count() or 1
+    students, stagger = (4, 0.5) if args.quick else (16, 0.5)
+    runs = []
+    candidates = [("this build", binary, None), ("this build, `prepare` 1 s before play", binary, 1.0)]
+    if getattr(args, "baseline_binary", None):
+        candidates.insert(0, ("baseline (--baseline-binary)", os.path.abspath(args.baseline_binary), None))
+    for label, build, lead in candidates:
+        r = startup_run(build, os.path.join(args.work, "serve-startup"), clip, config, preset, crf, students, stagger, cores, lead)
+        r["label"] = label
+        runs.append(r)
+        print(f"  [16-startup] {label}: median {r['median']:.2f} s, p95 {r['p95']:.2f} s, max {r['max']:.2f} s, "
+              f"{r['stalls']} stalls, {r['refusals']} 503s, {len(r['errors'])} errors", flush=True)
+    table = ["| server | start-up median (s) | p95 (s) | max (s) | stalls | 503s | errors | played to the end |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    table += [f"| {r['label']} | {r['median']:.2f} | {r['p95']:.2f} | {r['max']:.2f} | {r['stalls']} | {r['refusals']} | "
+              f"{len(r['errors'])} | {r['finished']}/{r['students']} |" for r in runs]
+    mine = next(r for r in runs if r["label"] == "this build")
+    return {
+        "number": 16, "title": f"serve: start-up of {students} students arriving {stagger} s apart, 720p lecture, ladder {STARTUP_LADDER}, {cores} cores",
+        "reps": 1, "variants": [], "ratios": [],
+        "figures": [
+            {"what": "start-up median (master playlist request to first media segment), s", "value": mine["median"], "target": 1.0, "at_most": True},
+            {"what": "start-up 95th percentile, s", "value": mine["p95"], "target": 2.5, "at_most": True},
+            {"what": "stalls", "value": float(mine["stalls"]), "target": 0, "at_most": True},
+        ],
+        "table": table,
+        "notes": [f"Lecture: the clip, {SEGMENT}-s segments, ladder {STARTUP_LADDER}, the e-mail and logo from 0 s for 4 s of every 24 s "
+                  f"(every student's first segment is their own), x264 `{preset}` CRF {crf}; `--workers {cores}`; a fresh server and an "
+                  "empty cache for each row. Each player plays the first variant the multivariant playlist lists at real time (the next "
+                  "segment whenever less than two are buffered); start-up is from asking for the playback URL to the last byte of the "
+                  "first media segment. The `prepare` row: the platform sends `prepare` when the lecture page opens, 1 s before the player "
+                  "asks (the time in between is not counted)."],
     }

@@ -155,7 +155,7 @@ extension Harness {
             try? FileManager.default.removeItem(atPath: headerFile)
         }
         var arguments = ["-s", "--path-as-is", "-o", bodyFile, "-D", headerFile, "--max-time", "60"]
-        if method == "HEAD" { arguments.append("-I") }
+        if method == "HEAD" { arguments.append("-I") } else if method != "GET" { arguments += ["-X", method] }
         for header in headers { arguments += ["-H", header] }
         _ = try run("curl", arguments + [url])
         var status = 0

@@ -140,7 +140,7 @@ private func s(_ seconds: Int64) -> PresentationTime { PresentationTime(value: s
               audioGroup: "audio", subtitlesGroup: "subs", uri: "alice-360p.m3u8"),
     ], independentSegments: true)
 
-    @Test func writesGroupsThenVariantsDefaultNearestTwoMegabitsFirst() {
+    @Test func writesGroupsThenVariantsTheLowestAtLeast360LinesFirst() {
         #expect(playlist.text == """
             #EXTM3U
             #EXT-X-VERSION:4
@@ -148,12 +148,12 @@ private func s(_ seconds: Int64) -> PresentationTime { PresentationTime(value: s
             #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",LANGUAGE="en",NAME="English",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="../shared-segments/audio-en-0011.m3u8"
             #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",LANGUAGE="de",NAME="Deutsch",DEFAULT=NO,AUTOSELECT=YES,CHANNELS="2",URI="../shared-segments/audio-de-0022.m3u8"
             #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",LANGUAGE="en",NAME="English",DEFAULT=NO,AUTOSELECT=YES,URI="../shared-segments/subtitles-en-0033.m3u8"
-            #EXT-X-STREAM-INF:BANDWIDTH=2600000,AVERAGE-BANDWIDTH=1900000,CODECS="avc1.64001e,mp4a.40.2",RESOLUTION=854x480,FRAME-RATE=29.970,AUDIO="audio",SUBTITLES="subs",CLOSED-CAPTIONS=NONE
-            alice-480p.m3u8
-            #EXT-X-STREAM-INF:BANDWIDTH=4100000,AVERAGE-BANDWIDTH=3000000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,FRAME-RATE=29.970,AUDIO="audio",SUBTITLES="subs",CLOSED-CAPTIONS=NONE
-            alice-720p.m3u8
             #EXT-X-STREAM-INF:BANDWIDTH=900000,AVERAGE-BANDWIDTH=600000,CODECS="avc1.64001e,mp4a.40.2",RESOLUTION=640x360,FRAME-RATE=29.970,AUDIO="audio",SUBTITLES="subs",CLOSED-CAPTIONS=NONE
             alice-360p.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=4100000,AVERAGE-BANDWIDTH=3000000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,FRAME-RATE=29.970,AUDIO="audio",SUBTITLES="subs",CLOSED-CAPTIONS=NONE
+            alice-720p.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2600000,AVERAGE-BANDWIDTH=1900000,CODECS="avc1.64001e,mp4a.40.2",RESOLUTION=854x480,FRAME-RATE=29.970,AUDIO="audio",SUBTITLES="subs",CLOSED-CAPTIONS=NONE
+            alice-480p.m3u8
 
             """)
     }
@@ -161,13 +161,27 @@ private func s(_ seconds: Int64) -> PresentationTime { PresentationTime(value: s
     @Test func readsBackWhatItWrites() throws {
         let read = try MultivariantPlaylist(parsing: playlist.text)
         #expect(read.renditions == playlist.renditions)
-        #expect(read.variants.map(\.uri) == ["alice-480p.m3u8", "alice-720p.m3u8", "alice-360p.m3u8"])
+        #expect(read.variants.map(\.uri) == ["alice-360p.m3u8", "alice-720p.m3u8", "alice-480p.m3u8"])
         #expect(read.variants[1].codecs == ["avc1.64001f", "mp4a.40.2"])
         #expect(read.variants[1].width == 1280 && read.variants[1].height == 720)
         #expect(read.variants[1].frameRate == 29.97)
         #expect(read.independentSegments)
         #expect(MultivariantPlaylist.isMultivariant(playlist.text))
         #expect(throws: MultivariantPlaylist.ParseProblem.self) { try MultivariantPlaylist(parsing: "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\na.m4s\n") }
+    }
+
+    @Test("the start variant: the lowest at least 360 lines tall, else the tallest; without heights the one nearest 2 Mb/s")
+    func startVariant() {
+        #expect(MultivariantPlaylist.startIndex(heights: [720, 480, 360, 240]) == 2)
+        #expect(MultivariantPlaylist.startIndex(heights: [1080, 720]) == 1)
+        #expect(MultivariantPlaylist.startIndex(heights: [240, 120]) == 0)
+        #expect(MultivariantPlaylist.startIndex(heights: [120, 240, 240]) == 1)
+        #expect(MultivariantPlaylist.startIndex(heights: [480, nil, 480]) == 0)
+        #expect(MultivariantPlaylist.startIndex(heights: [nil, nil]) == nil)
+        let unsized = MultivariantPlaylist(renditions: [], variants: [5_000_000, 2_100_000, 400_000].map {
+            .init(bandwidth: $0, averageBandwidth: $0, codecs: [], width: nil, height: nil, frameRate: nil, audioGroup: nil, subtitlesGroup: nil, uri: "\($0).m3u8")
+        }, independentSegments: true)
+        #expect(unsized.orderedVariants.map(\.bandwidth) == [2_100_000, 5_000_000, 400_000])
     }
 
     @Test func withoutGroupsNoVersionIsNeeded() {

@@ -158,7 +158,8 @@ final class LadderCopy: StudentCopy, @unchecked Sendable {
 
     func playbackPlaylist(mediaPlaylistURI: (String) -> String, resourceURI: (Resource, ResourceOwnership) -> String) throws -> PlaybackPlaylist {
         // BANDWIDTH declared (LadderRow.declaredBitRates): known before the student's own segments exist.
-        PlaybackPlaylist(text: try withRow { row in try row.multivariantPlaylist(uri: { mediaPlaylistURI($0.id) }) }, mediaPlaylistOf: nil)
+        PlaybackPlaylist(text: try withRow { row in try row.multivariantPlaylist(uri: { mediaPlaylistURI($0.id) }) }, mediaPlaylistOf: nil,
+                         startRendition: lecture.startRendition?.id)
     }
 
     func mediaPlaylist(rendition id: String, uri: (Resource, ResourceOwnership) -> String) -> String? {

@@ -84,6 +84,22 @@ extension StudentCopy {
         preconditionFailure("render of \(group.name), which the copy does not group")
     }
 
+    /// What a player starting `rendition` fetches first, in play order: the resources its media
+    /// playlist lists up to and including the first `segments` segments (the initialization
+    /// segment, then segments, own, shared or variant). Empty for a rendition the copy lacks.
+    public func leadingResources(of rendition: String, segments: Int) -> [(resource: Resource, ownership: ResourceOwnership)] {
+        var listed: [(Resource, ResourceOwnership)] = []
+        var segmentsListed = 0
+        _ = mediaPlaylist(rendition: rendition) { resource, ownership in
+            if segmentsListed < segments {
+                listed.append((resource, ownership))
+                if resource.segment != nil { segmentsListed += 1 }
+            }
+            return ""
+        }
+        return listed
+    }
+
     /// Every resource the copy's playlists list, rendition by rendition in play order, each once.
     public func resources() -> [(resource: Resource, ownership: ResourceOwnership)] {
         var listed: [(Resource, ResourceOwnership)] = []

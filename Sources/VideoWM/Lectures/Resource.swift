@@ -105,10 +105,17 @@ public struct PlaybackPlaylist: Sendable, Equatable {
     /// `text` is that rendition's media playlist itself (RFC 8216 lets a playback URL name one):
     /// its id here. nil: `text` is a multivariant playlist.
     public let mediaPlaylistOf: String?
+    /// The video rendition a player starts with: `mediaPlaylistOf`, or the multivariant
+    /// playlist's first variant (`MultivariantPlaylist.startIndex`); nil when none is known. What
+    /// a server makes first for a student who is about to press play.
+    public let startRendition: String?
 
-    public init(text: String, mediaPlaylistOf: String?) {
+    /// A media playlist of `rendition` (`mediaPlaylistOf`), or a multivariant playlist whose
+    /// players start with `startRendition`.
+    public init(text: String, mediaPlaylistOf: String?, startRendition: String? = nil) {
         self.text = text
         self.mediaPlaylistOf = mediaPlaylistOf
+        self.startRendition = mediaPlaylistOf ?? startRendition
     }
 }
 

@@ -185,6 +185,14 @@ public final class LadderRow {
 }
 
 extension LectureLadder {
+    /// The video rendition the multivariant playlist lists first, which players start with
+    /// (`MultivariantPlaylist.startIndex` over the video renditions' heights, in the order
+    /// `multivariantPlaylist` hands them to it).
+    public var startRendition: LadderRendition? {
+        let video = renditions.filter { $0.kind == .video }
+        return MultivariantPlaylist.startIndex(heights: video.map { $0.video?.height }).map { video[$0] }
+    }
+
     /// Every playlist's `EXT-X-TARGETDURATION` (one for the whole presentation, Apple 8.2).
     var targetDurationSeconds: Int {
         MediaPlaylist(initializationURI: "-", segments: plan.plannedSegments.map { .init(uri: "-", duration: $0.duration) },

@@ -19,8 +19,12 @@ import Animation
 /// - `EXT-X-INDEPENDENT-SEGMENTS` when every rendition's segments start with an IDR (Apple 9.11).
 /// - `EXT-X-VERSION:4` when `EXT-X-MEDIA` groups are listed (RFC 8216 §7 suggests 4 or higher
 ///   for them; nothing here needs more), otherwise none (version 1).
-/// - The first variant is the default one for many players: the one nearest 2 Mb/s on average
-///   (Apple 1.32), then the others from the highest bandwidth down.
+/// - The first variant is the one players start with (hls.js's default, AVPlayer's rule): the
+///   lowest rung at least 360 lines tall (`startIndex`), then the others from the highest
+///   bandwidth down. A student's first segment is their own, rendered when they press play, and
+///   the lowest rung that still looks right on a lecture page costs the fewest pixels to
+///   encode; the player climbs from there. (Apple 1.32 suggests the variant nearest 2 Mb/s,
+///   which for a 720p lecture is its top rung: four times the pixels before the first frame.)
 public struct MultivariantPlaylist: Sendable, Equatable {
     /// One `EXT-X-MEDIA` entry: an audio or subtitle rendition.
     public struct Rendition: Sendable, Equatable {
@@ -111,18 +115,33 @@ public struct MultivariantPlaylist: Sendable, Equatable {
     public static let audioGroupID = "audio"
     /// The caption group's `GROUP-ID`.
     public static let subtitlesGroupID = "subs"
-    /// Apple's default variant: the one nearest this average rate.
+    /// Apple's default variant: the one nearest this average rate (the start of a playlist whose
+    /// variants declare no `RESOLUTION`).
     public static let defaultVariantRate = 2_000_000
+    /// The fewest lines a start variant should have to look right in a lecture page's player.
+    public static let startHeight = 360
 
-    /// The variants in the order `text` lists them.
+    /// Which of the video renditions of these heights a player should start with (be listed
+    /// first): the lowest at least `startHeight` lines tall, else the tallest; the first of equal
+    /// ones. Nil when no height is known. Depends on the heights alone, so a server knows a
+    /// student's start rendition (and starts rendering its first segment) without the rates.
+    public static func startIndex(heights: [Int?]) -> Int? {
+        let known = heights.enumerated().compactMap { index, height in height.map { (index: index, height: $0) } }
+        if let lowestTall = known.filter({ $0.height >= startHeight }).min(by: { $0.height < $1.height }) { return lowestTall.index }
+        return known.max(by: { $0.height < $1.height })?.index
+    }
+
+    /// The variants in the order `text` lists them: the start variant (`startIndex`, or the one
+    /// nearest `defaultVariantRate` when none has a height), then the others from the highest
+    /// bandwidth down.
     public var orderedVariants: [Variant] {
-        let byBandwidth = variants.enumerated().sorted { ($1.element.bandwidth, $0.offset) < ($0.element.bandwidth, $1.offset) }.map(\.element)
-        guard let first = byBandwidth.enumerated().min(by: {
-            abs($0.element.averageBandwidth - Self.defaultVariantRate) < abs($1.element.averageBandwidth - Self.defaultVariantRate)
-        }) else { return [] }
-        var ordered = byBandwidth
-        ordered.remove(at: first.offset)
-        return [first.element] + ordered
+        guard !variants.isEmpty else { return [] }
+        let start = Self.startIndex(heights: variants.map(\.height)) ?? variants.indices.min { a, b in
+            (abs(variants[a].averageBandwidth - Self.defaultVariantRate), -variants[a].bandwidth, a)
+                < (abs(variants[b].averageBandwidth - Self.defaultVariantRate), -variants[b].bandwidth, b)
+        } ?? 0
+        let others = variants.indices.filter { $0 != start }.sorted { (variants[$1].bandwidth, $0) < (variants[$0].bandwidth, $1) }
+        return [variants[start]] + others.map { variants[$0] }
     }
 
     /// The playlist's text, as written to its file.

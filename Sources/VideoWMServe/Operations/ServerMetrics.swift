@@ -13,6 +13,7 @@ public final class ServerMetrics: @unchecked Sendable {
     private var renders: [RenderKind: UInt64] = [:]
     private var renderFailures: UInt64 = 0
     private var renderedAhead: UInt64 = 0
+    private var startedForPlayback: UInt64 = 0
     private var lectureIndexes: UInt64 = 0
     private var rejectedFull: UInt64 = 0
     private var waitsCutShort: UInt64 = 0
@@ -37,6 +38,7 @@ public final class ServerMetrics: @unchecked Sendable {
     func cacheMiss() { lock.withLock { cacheMisses += 1 } }
     func renderFailed() { lock.withLock { renderFailures += 1 } }
     func aheadScheduled() { lock.withLock { renderedAhead += 1 } }
+    func startScheduled() { lock.withLock { startedForPlayback += 1 } }
     func lectureIndexed() { lock.withLock { lectureIndexes += 1 } }
     func queueFull() { lock.withLock { rejectedFull += 1 } }
     func waitCutShort() { lock.withLock { waitsCutShort += 1 } }
@@ -84,6 +86,8 @@ public final class ServerMetrics: @unchecked Sendable {
                    RenderKind.allCases.map { ("{kind=\"\($0.rawValue)\"}", String(renders[$0, default: 0])) })
             metric("videowm_render_failures_total", "counter", "Renders that failed (answered 500, nothing cached).", [("", String(renderFailures))])
             metric("videowm_render_ahead_total", "counter", "Segments queued for rendering ahead of the request.", [("", String(renderedAhead))])
+            metric("videowm_render_start_total", "counter", "Files a student's player fetches first, queued by their master playlist or prepare request.",
+                   [("", String(startedForPlayback))])
             metric("videowm_render_rejected_total", "counter", "Requests answered 503 because the render queue was full.", [("", String(rejectedFull))])
             metric("videowm_render_wait_timeouts_total", "counter", "Requests answered 503 because their render took longer than --max-wait.", [("", String(waitsCutShort))])
             metric("videowm_token_rejections_total", "counter", "Requests refused for their token, by reason (revoked, expired, unknownKey, signature…).",

@@ -74,13 +74,16 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
 
     private func route(_ request: HTTPRequest) -> HTTPReply {
         if request.method == "OPTIONS" {
-            return .now(HTTPResponse(status: 204, headers: Self.cors + [("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+            return .now(HTTPResponse(status: 204, headers: Self.cors + [("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS"),
                                                                         ("Access-Control-Allow-Headers", "Range"), ("Access-Control-Max-Age", "86400")]))
         }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .now(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD, OPTIONS")]))
+        let route = Route(path: request.path)
+        // POST only to prepare (a platform's server may send it as a form's or a beacon's).
+        let isPrepare = if case .lecture(_, .prepare)? = route { true } else { false }
+        guard request.method == "GET" || request.method == "HEAD" || (request.method == "POST" && isPrepare) else {
+            return .now(.text(405, "method not allowed", headers: [("Allow", isPrepare ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS")]))
         }
-        guard let route = Route(path: request.path) else { return .now(notFound) }
+        guard let route else { return .now(notFound) }
         switch route {
         case .health:
             return .now(lock.withLock({ draining }) ? .text(503, "draining") : .text(200, "ok", headers: [("Cache-Control", "no-store")]))
@@ -204,8 +207,18 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
                 log.event("playlist failed: lecture \(request.name), master playlist (student \(request.student)): \(error)")
                 return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
             }
-            if let rendition = playback.mediaPlaylistOf { renderAhead(served, in: rendition, after: nil) }
+            if let rendition = playback.startRendition { startPlayback(served, in: rendition) }
             return .now(playlist(playback.text, request: request.http))
+        case .prepare:
+            if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
+            do {
+                let playback = try copy.playbackPlaylist(mediaPlaylistURI: { $0 }, resourceURI: { _, _ in "" })
+                if let rendition = playback.startRendition { startPlayback(served, in: rendition) }
+            } catch {
+                log.event("prepare failed: lecture \(request.name) (student \(request.student)): \(error)")
+                return .now(.text(500, "prepare failed", headers: [("Cache-Control", "no-store")] + Self.cors))
+            }
+            return .now(HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")] + Self.cors))
         case .mediaPlaylist(_, let rendition):
             guard let text = copy.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
                 served.route(of: resource, ownership).path(lecture: request.name) + query
@@ -264,6 +277,21 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         return making.job(lecture: served.request.name, resource, group: copy.renderGroup(containing: resource),
                           kind: ownership == .shared ? .shared : .student, whose: whose, route: { served.route(of: $0, ownership) },
                           render: { try copy.render(resource).bytes }, renderGroup: { try copy.render($0) })
+    }
+
+    /// What a player starting `rendition` fetches before it can play — its initialization
+    /// segment and first segment, the student's own from the first frame their mark shows —
+    /// queued at a request's priority (before render-ahead and warming, after the requests
+    /// already waiting) unless cached or on its way; then their first own segment ahead, as
+    /// while playing. The master playlist and `prepare` start it, so the render is under way
+    /// (or done) when the player asks for the segment, which then joins it.
+    private func startPlayback(_ served: Served, in rendition: String) {
+        for (resource, ownership) in served.copy.leadingResources(of: rendition, segments: 1) {
+            let job = renderJob(resource, ownership, served)
+            guard !pool.isPending(job.poolKey), !cache.contains(job.fileKey) else { continue }
+            if pool.submit(key: job.poolKey, priority: .request, work: job.work) == .accepted { metrics.startScheduled() }
+        }
+        renderAhead(served, in: rendition, after: nil)
     }
 
     /// Queues what the student will want next after `resource` (their next own segment; in a variant

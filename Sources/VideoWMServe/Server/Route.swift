@@ -7,6 +7,7 @@ import VideoWM
 /// /healthz, /metrics                              operations
 /// /v1/authorize                                   for a proxy's auth_request: the original URI in X-Original-URI
 /// /v1/NAME/master.m3u8?token=JWT                  the student's multivariant playlist (the URL a platform hands out)
+/// /v1/NAME/prepare?token=JWT                      GET or POST, 204: start making the student's first files (a lecture page opening)
 /// /v1/NAME/REV/media/RENDITION.m3u8?token=JWT     the student's media playlist of one rendition
 /// /v1/NAME/REV/shared/RENDITION/FILE?token=JWT    a file every student shares (same URL for all: one cache entry)
 /// /v1/NAME/REV/own/STUDENT/RENDITION/FILE?token=JWT  a file marked for this student (STUDENT: from the token's variables)
@@ -23,13 +24,15 @@ enum Route: Equatable {
 
 enum LectureRoute: Equatable {
     case master
+    /// A platform's notice that a student is about to play: their first files are started, nothing is sent.
+    case prepare
     case mediaPlaylist(revision: String, rendition: String)
     case shared(revision: String, ResourcePath)
     case own(revision: String, student: String, ResourcePath)
 
     var revision: String? {
         switch self {
-        case .master: nil
+        case .master, .prepare: nil
         case .mediaPlaylist(let revision, _), .shared(let revision, _), .own(let revision, _, _): revision
         }
     }
@@ -47,6 +50,8 @@ extension Route {
         case 2 where parts[0] == "player": self = .player(file: parts[1])
         case 3 where parts[0] == "v1" && parts[2] == "master.m3u8":
             self = .lecture(name: parts[1], .master)
+        case 3 where parts[0] == "v1" && parts[2] == "prepare":
+            self = .lecture(name: parts[1], .prepare)
         case 5 where parts[0] == "v1" && parts[3] == "media" && parts[4].hasSuffix(".m3u8") && parts[4].count > 5:
             self = .lecture(name: parts[1], .mediaPlaylist(revision: parts[2], rendition: String(parts[4].dropLast(5))))
         case 6 where parts[0] == "v1" && parts[3] == "shared":
@@ -90,7 +95,7 @@ extension LectureRoute {
     func naming(_ group: RenderGroup) -> LectureRoute {
         let place = ResourcePath(rendition: group.rendition, file: group.name)
         switch self {
-        case .master, .mediaPlaylist: preconditionFailure("a render group belongs to files")
+        case .master, .prepare, .mediaPlaylist: preconditionFailure("a render group belongs to files")
         case .shared(let revision, _): return .shared(revision: revision, place)
         case .own(let revision, let student, _): return .own(revision: revision, student: student, place)
         }
@@ -100,6 +105,7 @@ extension LectureRoute {
     func path(lecture: String) -> String {
         switch self {
         case .master: "/v1/\(lecture)/master.m3u8"
+        case .prepare: "/v1/\(lecture)/prepare"
         case .mediaPlaylist(let revision, let rendition): "/v1/\(lecture)/\(revision)/media/\(rendition).m3u8"
         case .shared(let revision, let resource): "/v1/\(lecture)/\(revision)/shared/\(resource.rendition)/\(resource.file)"
         case .own(let revision, let student, let resource): "/v1/\(lecture)/\(revision)/own/\(student)/\(resource.rendition)/\(resource.file)"

@@ -55,6 +55,9 @@ struct ServeCommand: ToolCommand {
         HS256 and the token key, with the claims lecture, vars, exp and optionally nbf. Every
         URL the playlist leads to carries the token. Shared segments are made once and sent
         from the cache; a student's marked segments are rendered on first request and cached.
+        A student's playback URL (or GET or POST /v1/NAME/prepare?token=JWT, 204, which a
+        platform sends when the lecture page opens) starts their first segment of the rendition
+        players start with: the lowest rung at least 360 lines tall, listed first.
         The shared segments of a ladder's other renditions (and a variant layer's variants) are
         made on their first request, once for every student, or ahead of any request with
         --warm (at the lowest priority: requests always go first).
