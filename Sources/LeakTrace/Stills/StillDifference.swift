@@ -1,0 +1,162 @@
+import Foundation
+
+/// The still compared with the original's frame at its instant, on a grid over the original's
+/// display: for each pixel, the opacity a mark of the marks' colour would need there to turn
+/// the original into the still. A mark's glyphs stand out at about the layer's opacity; the
+/// rest of the picture, whatever its brightness, stays near zero. This is what the marks'
+/// positions are scored on (`StillEvidence`), independently of what OCR reads.
+public struct StillDifference: Sendable {
+    /// Grid pixels per display pixel.
+    public let scale: Double
+    public let width: Int
+    public let height: Int
+    /// 0…1 per grid pixel; 0 where the still is not seen.
+    public let opacity: [Float]
+    public let valid: [Bool]
+    public let fit: PhotometricFit
+    /// The box blur (radius in grid pixels) that made the original look as soft as the still.
+    public let blurRadius: Int
+    /// Summed-area tables of the opacity and of the valid pixels, (width + 1) × (height + 1).
+    let opacityTable: [Double]
+    let validTable: [Double]
+
+    /// A mark's opacity is only estimated where its colour differs from the picture under it
+    /// by at least this much (a white mark on a white slide says nothing).
+    static let minimumContrast: Float = 24
+
+    /// `still`: the still warped onto the grid (`StillView`-like); `original`: the frame at the
+    /// same grid; `markLuma`: the marks' grey level (0…255) as the original's frames have it.
+    public init(still: WarpedPicture, original: LumaImage, scale: Double, markLuma: Float) {
+        precondition(still.image.width == original.width && still.image.height == original.height, "one grid")
+        self.scale = scale
+        width = original.width
+        height = original.height
+        valid = still.valid
+        // The softness of the still first (a photograph, a rescaled crop), then its tones.
+        var best: (radius: Int, fit: PhotometricFit, residual: Double, blurred: LumaImage)?
+        for radius in 0...3 {
+            let blurred = original.boxBlurred(radius: radius)
+            let fit = PhotometricFit.fit(still: still.image, original: blurred, valid: still.valid)
+            let residual = StillDifference.cappedResidual(still.image, blurred, fit: fit, valid: still.valid)
+            if residual < best?.residual ?? .infinity { best = (radius, fit, residual, blurred) }
+        }
+        let chosen = best ?? (0, PhotometricFit(gain: 1, offset: 0), 0, original)
+        blurRadius = chosen.radius
+        fit = chosen.fit
+        let mark = chosen.fit.apply(markLuma)
+        var opacity = [Float](repeating: 0, count: width * height)
+        for i in opacity.indices where still.valid[i] {
+            let under = chosen.fit.apply(chosen.blurred.pixels[i])
+            let towards = mark - under
+            guard abs(towards) >= Self.minimumContrast else { continue }
+            opacity[i] = min(max((still.image.pixels[i] - under) / towards, 0), 1)
+        }
+        self.opacity = opacity
+        opacityTable = Self.summedArea(opacity.map(Double.init), width: width, height: height)
+        validTable = Self.summedArea(still.valid.map { $0 ? 1 : 0 }, width: width, height: height)
+    }
+
+    /// The mean opacity over the seen pixels of a display rectangle, and the share of it seen;
+    /// nil when less than `minimumSeen` of it is seen.
+    public func meanOpacity(in rect: PlaneRect, minimumSeen: Double = 0.5) -> Double? {
+        let x0 = min(max(Int((rect.minX * scale).rounded()), 0), width), x1 = min(max(Int((rect.maxX * scale).rounded()), 0), width)
+        let y0 = min(max(Int((rect.minY * scale).rounded()), 0), height), y1 = min(max(Int((rect.maxY * scale).rounded()), 0), height)
+        let area = Double(max(1, Int((rect.width * scale).rounded()) * Int((rect.height * scale).rounded())))
+        guard x1 > x0, y1 > y0 else { return nil }
+        let stride = width + 1
+        func sum(_ table: [Double]) -> Double {
+            table[y1 * stride + x1] - table[y0 * stride + x1] - table[y1 * stride + x0] + table[y0 * stride + x0]
+        }
+        let seen = sum(validTable)
+        guard seen >= max(4, minimumSeen * area) else { return nil }
+        return sum(opacityTable) / seen
+    }
+
+    static func summedArea(_ values: [Double], width: Int, height: Int) -> [Double] {
+        let stride = width + 1
+        var table = [Double](repeating: 0, count: stride * (height + 1))
+        for y in 0..<height {
+            var row = 0.0
+            for x in 0..<width {
+                row += values[y * width + x]
+                table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + row
+            }
+        }
+        return table
+    }
+
+    static func cappedResidual(_ still: LumaImage, _ original: LumaImage, fit: PhotometricFit, valid: [Bool]) -> Double {
+        var sum: Float = 0
+        var count = 0
+        for i in valid.indices where valid[i] {
+            sum += min(abs(still.pixels[i] - fit.apply(original.pixels[i])), StillTiming.cap)
+            count += 1
+        }
+        return count > 0 ? Double(sum) / Double(count) : .infinity
+    }
+
+    /// Boxes (display pixels) around runs of marked pixels: pixels whose opacity reaches
+    /// `threshold`, joined across gaps of up to `gap` display pixels along a line and one row
+    /// down, kept when about the height a mark's line has (`lineHeight`, display pixels) and
+    /// wider than tall. The strongest first (by their summed opacity).
+    public func markedBoxes(lineHeight: Double, threshold: Float = 0.12, maximumCount: Int = 6) -> [PlaneRect] {
+        let gap = max(1, Int((lineHeight * 0.6 * scale).rounded()))
+        var marked = [Bool](repeating: false, count: width * height)
+        for i in opacity.indices { marked[i] = opacity[i] >= threshold }
+        // Close gaps between letters along each row.
+        var joined = marked
+        for y in 0..<height {
+            var lastMarked = -Int.max
+            for x in 0..<width where marked[y * width + x] {
+                if x - lastMarked <= gap, lastMarked >= 0 { for fill in lastMarked..<x { joined[y * width + fill] = true } }
+                lastMarked = x
+            }
+        }
+        let components = ConnectedComponents.boxes(joined, width: width, height: height)
+        let low = lineHeight * 0.5 * scale, high = lineHeight * 2.6 * scale
+        let boxes = components.filter { box in
+            let boxHeight = Double(box.maxY - box.minY), boxWidth = Double(box.maxX - box.minX)
+            return boxHeight >= low && boxHeight <= high && boxWidth >= boxHeight
+        }
+        func strength(_ box: (minX: Int, minY: Int, maxX: Int, maxY: Int)) -> Float {
+            var sum: Float = 0
+            for y in box.minY..<box.maxY { for x in box.minX..<box.maxX { sum += opacity[y * width + x] } }
+            return sum
+        }
+        let ranked: [(box: (minX: Int, minY: Int, maxX: Int, maxY: Int), strength: Float)] = boxes.map { ($0, strength($0)) }
+        let strongest = ranked.sorted { $0.strength > $1.strength }.prefix(maximumCount)
+        return strongest.map { entry -> PlaneRect in
+            let box = entry.box
+            return PlaneRect(minX: Double(box.minX) / scale, minY: Double(box.minY) / scale,
+                             maxX: Double(box.maxX) / scale, maxY: Double(box.maxY) / scale)
+        }
+    }
+}
+
+/// Bounding boxes of 8-connected regions of true pixels.
+enum ConnectedComponents {
+    static func boxes(_ mask: [Bool], width: Int, height: Int) -> [(minX: Int, minY: Int, maxX: Int, maxY: Int)] {
+        var seen = [Bool](repeating: false, count: mask.count)
+        var boxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
+        var stack: [Int] = []
+        for start in mask.indices where mask[start] && !seen[start] {
+            var box = (minX: Int.max, minY: Int.max, maxX: Int.min, maxY: Int.min)
+            stack.append(start)
+            seen[start] = true
+            while let index = stack.popLast() {
+                let x = index % width, y = index / width
+                box = (min(box.minX, x), min(box.minY, y), max(box.maxX, x + 1), max(box.maxY, y + 1))
+                for dy in -1...1 {
+                    for dx in -1...1 {
+                        let nx = x + dx, ny = y + dy
+                        guard nx >= 0, ny >= 0, nx < width, ny < height else { continue }
+                        let n = ny * width + nx
+                        if mask[n] && !seen[n] { seen[n] = true; stack.append(n) }
+                    }
+                }
+            }
+            boxes.append(box)
+        }
+        return boxes
+    }
+}

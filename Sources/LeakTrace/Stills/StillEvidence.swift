@@ -1,0 +1,243 @@
+import Foundation
+import Overlay
+
+/// One row's marks at the instants a still may show (display pixels).
+public struct StillRowMarks: Sendable {
+    public struct Traced: Sendable {
+        public var footprint: MarkFootprint
+        /// Where the layer's mark is at each instant (distinct rectangles only).
+        public var rects: [PlaneRect]
+        public init(footprint: MarkFootprint, rects: [PlaneRect]) { self.footprint = footprint; self.rects = rects }
+    }
+
+    public struct Text: Sendable {
+        /// The text as `OCRCanonicalText` gives it.
+        public var text: [Character]
+        /// Where the layer draws it at each instant.
+        public var rects: [PlaneRect]
+        public init(text: [Character], rects: [PlaneRect]) { self.text = text; self.rects = rects }
+    }
+
+    /// The row's layers whose place depends on the row (their path is keyed).
+    public var traced: [Traced]
+    /// The row's texts that differ from other rows', wherever their layers put them.
+    public var texts: [Text]
+
+    public init(traced: [Traced], texts: [Text]) {
+        self.traced = traced
+        self.texts = texts
+    }
+}
+
+/// A line OCR read in the still.
+public struct MarkReading: Sendable, Equatable {
+    public enum Source: String, Sendable { case opacity, picture }
+    public var text: String
+    /// Tesseract's confidence, 0…100.
+    public var confidence: Double
+    /// Where it was read, in the original's display pixels.
+    public var box: PlaneRect
+    /// Read from the marks' opacity map, or from the still's own pixels.
+    public var source: Source
+
+    public init(text: String, confidence: Double, box: PlaneRect, source: Source) {
+        self.text = text
+        self.confidence = confidence
+        self.box = box
+        self.source = source
+    }
+}
+
+/// What a still says about one row: what the text read says, where the row's mark is, and both together.
+public struct StillRowEvidence: Sendable {
+    public var row: Int
+    /// The readings (indices into the verdict's) the row's text was matched with, best first.
+    public var readings: [Int]
+    public var alignment: TextAlignment?
+    /// The chance that a text unrelated to the row reads this much like it (1: no evidence).
+    public var textPValue: Double
+    /// Whether the reading sits where the row's copy draws its text; nil when the reading is
+    /// too weak to say anything of the row.
+    public var located: Bool?
+    /// The mean mark opacity inside the row's keyed mark (nil where the still does not show it).
+    public var markOpacity: Double?
+    /// The chance that a spot drawn as the row's path draws them holds as much mark (1: not seen).
+    public var positionPValue: Double
+    /// Both readings combined (Fisher's method) and the false-match probability over the rows.
+    public var score: RowScore
+    /// The text names this row but its copy's mark is elsewhere.
+    public var contradicted: Bool { located == false }
+}
+
+/// The rows a still names, or why it names nobody.
+public struct StillVerdict: Sendable {
+    public var readings: [MarkReading]
+    /// Every row, strongest first.
+    public var ranking: [StillRowEvidence]
+    /// Rows named: false-match probability at most the threshold, their text (if read) where their copy draws it.
+    public var named: [StillRowEvidence]
+    /// When nobody is named: rows the text alone names, whose copies put their mark elsewhere.
+    public var forged: [StillRowEvidence]
+}
+
+public enum StillEvidence {
+    /// Decoy spots per axis: the uniform grid over the path's 0…100 % that a row's position is ranked in.
+    static let decoyGrid = 81
+    /// A reading whose text p-value is at most this says something about where the row's mark should be.
+    static let placingLevel = 0.01
+    /// How far (in the mark's heights) a reading may sit from where the row's copy draws its text.
+    static let placementTolerance = 0.35
+
+    public static func evaluate(rows: [StillRowMarks], readings: [MarkReading], difference: StillDifference,
+                                distinctiveness: TextDistinctiveness, threshold: Double = TraceVerdict.identificationThreshold) -> StillVerdict {
+        let candidates = ReadingCandidates(readings)
+        let text = TextEvidence(rows: rows, candidates: candidates, distinctiveness: distinctiveness)
+        var decoys: [String: [Double]] = [:]
+        var evidence: [StillRowEvidence] = []
+        for (index, row) in rows.enumerated() {
+            let best = text.best[index]
+            let pText = text.pValue(row: index)
+            var located: Bool?
+            if let best, pText <= placingLevel {
+                let box = candidates.boxes[best.candidate]
+                located = row.texts[best.text].rects.contains { rect in
+                    let grown = rect.insetBy(dx: -placementTolerance * rect.height, dy: -placementTolerance * rect.height)
+                    return grown.intersection(box).area >= 0.5 * min(box.area, rect.area)
+                }
+            }
+            let (opacity, pPosition) = position(of: row, difference: difference, decoys: &decoys)
+            let logP = Significance.logChiSquareTail(-2 * (log(max(pText, 1e-300)) + log(max(pPosition, 1e-300))), halfDegreesOfFreedom: 2)
+            let score = RowScore(row: index, slotsUsed: 1, log10PValue: logP / log(10),
+                                 log10FalseMatch: Significance.logAnyOf(trials: rows.count, logP: logP) / log(10))
+            evidence.append(StillRowEvidence(row: index, readings: best.map { candidates.members[$0.candidate] } ?? [],
+                                             alignment: best?.alignment, textPValue: pText, located: located, markOpacity: opacity,
+                                             positionPValue: pPosition, score: score))
+        }
+        let ranking = evidence.sorted { ($0.score.log10PValue, $0.row) < ($1.score.log10PValue, $1.row) }
+        let named = ranking.filter { $0.score.falseMatchProbability <= threshold && !$0.contradicted }
+        let forged = named.isEmpty ? ranking.filter {
+            $0.contradicted && exp(Significance.logAnyOf(trials: rows.count, logP: log(max($0.textPValue, 1e-300)))) <= threshold
+        } : []
+        return StillVerdict(readings: readings, ranking: ranking, named: named, forged: forged)
+    }
+
+    /// The row's traced mark's mean opacity where its path puts it (the best of its instants),
+    /// and the share of decoy spots, drawn as the path draws them, holding as much (times the
+    /// rectangles tried); (nil, 1) where the still shows none of it.
+    static func position(of row: StillRowMarks, difference: StillDifference, decoys: inout [String: [Double]]) -> (Double?, Double) {
+        var best: (opacity: Double, p: Double)?
+        let tries = max(1, row.traced.reduce(0) { $0 + $1.rects.count })
+        for layer in row.traced {
+            guard let value = layer.rects.compactMap({ difference.meanOpacity(in: $0) }).max() else { continue }
+            let key = "\(layer.footprint)"
+            let values = decoys[key] ?? {
+                let computed = decoyValues(layer.footprint, difference: difference)
+                decoys[key] = computed
+                return computed
+            }()
+            guard !values.isEmpty else { continue }
+            let atLeast = values.filter { $0 >= value }.count
+            let p = min(1, Double(tries) * Double(max(atLeast, 1)) / Double(values.count))
+            if p < best?.p ?? 2 { best = (value, p) }
+        }
+        return (best?.opacity, best?.p ?? 1)
+    }
+
+    /// The mean opacity at every spot of the decoy grid the still shows.
+    static func decoyValues(_ footprint: MarkFootprint, difference: StillDifference) -> [Double] {
+        var values: [Double] = []
+        for iy in 0..<decoyGrid {
+            for ix in 0..<decoyGrid {
+                let r = footprint.displayRect(xPercent: 100 * Double(ix) / Double(decoyGrid - 1), yPercent: 100 * Double(iy) / Double(decoyGrid - 1))
+                let rect = PlaneRect(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height))
+                if let value = difference.meanOpacity(in: rect) { values.append(value) }
+            }
+        }
+        return values
+    }
+}
+
+/// The readings, and readings of two lines one above the other joined (a mark wrapped onto two).
+struct ReadingCandidates {
+    var texts: [[Character]] = []
+    var boxes: [PlaneRect] = []
+    /// The readings each candidate is made of.
+    var members: [[Int]] = []
+
+    init(_ readings: [MarkReading]) {
+        for (index, reading) in readings.enumerated() {
+            let canonical = OCRCanonicalText.of(reading.text)
+            guard canonical.count >= 3 else { continue }
+            texts.append(canonical)
+            boxes.append(reading.box)
+            members.append([index])
+        }
+        let single = texts.count
+        for a in 0..<single {
+            for b in 0..<single where a != b {
+                let upper = boxes[a], lower = boxes[b]
+                let height = max(upper.height, lower.height)
+                guard lower.minY > upper.minY + 0.5 * height, lower.minY - upper.maxY < 0.8 * height,
+                      lower.intersection(PlaneRect(minX: upper.minX, minY: lower.minY, maxX: upper.maxX, maxY: lower.maxY)).area > 0
+                        || abs(lower.midX - upper.midX) < 0.5 * max(upper.width, lower.width) else { continue }
+                texts.append(texts[a] + texts[b])
+                boxes.append(upper.union(lower))
+                members.append(members[a] + members[b])
+            }
+        }
+    }
+}
+
+/// Every row's text against every candidate reading.
+struct TextEvidence {
+    struct Best {
+        var candidate: Int
+        /// Which of the row's texts.
+        var text: Int
+        var alignment: TextAlignment
+        var chance: Double
+    }
+
+    let best: [Best?]
+    let candidateCount: Int
+    /// Rows' best alignment scores, sorted, for how many rows read as well as one.
+    private let sortedScores: [Int]
+
+    init(rows: [StillRowMarks], candidates: ReadingCandidates, distinctiveness: TextDistinctiveness) {
+        candidateCount = candidates.texts.count
+        best = rows.map { row in
+            var found: Best?
+            for (textIndex, text) in row.texts.enumerated() {
+                let distinctive = distinctiveness.distinctiveRange(of: text.text)
+                for (candidate, reading) in candidates.texts.enumerated() {
+                    let alignment = TextAlignment.align(reading, text.text, distinctive: distinctive)
+                    let chance = distinctiveness.chanceAgreement(alignment, readingLength: reading.count, textLength: text.text.count)
+                    if chance < found?.chance ?? 2 { found = Best(candidate: candidate, text: textIndex, alignment: alignment, chance: chance) }
+                }
+            }
+            return found
+        }
+        sortedScores = best.map { $0?.alignment.score ?? 0 }.sorted()
+    }
+
+    /// The chance that a text unrelated to the row reads this much like it: the union bound over
+    /// the readings tried, and at least the share of other rows whose text reads as well.
+    func pValue(row: Int) -> Double {
+        guard let found = best[row], found.chance < 1 else { return 1 }
+        let score = found.alignment.score
+        // Rows (this one included) scoring at least as well.
+        var low = 0, high = sortedScores.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sortedScores[middle] >= score { high = middle } else { low = middle + 1 }
+        }
+        let asWell = sortedScores.count - low
+        let others = Double(max(asWell - 1, 0)) / Double(max(best.count, 1))
+        return min(1, max(found.chance * Double(max(candidateCount, 1)), others))
+    }
+}
+
+extension PlaneRect {
+    var midX: Double { (minX + maxX) / 2 }
+    var midY: Double { (minY + maxY) / 2 }
+}
