@@ -90,13 +90,18 @@ public struct CornerFeatures: Sendable {
         var xx = [Float](repeating: 0, count: width * height)
         var yy = xx, xy = xx
         smooth.pixels.withUnsafeBufferPointer { p in
-            for y in 1..<(height - 1) {
-                for x in 1..<(width - 1) {
-                    let i = y * width + x
-                    let gx = (p[i + 1] - p[i - 1]) / 2, gy = (p[i + width] - p[i - width]) / 2
-                    xx[i] = gx * gx
-                    yy[i] = gy * gy
-                    xy[i] = gx * gy
+            xx.withUnsafeMutableBufferPointer { gxx in
+                yy.withUnsafeMutableBufferPointer { gyy in
+                    xy.withUnsafeMutableBufferPointer { gxy in
+                        for y in 1..<(height - 1) {
+                            for i in (y * width + 1)..<(y * width + width - 1) {
+                                let gx = (p[i + 1] - p[i - 1]) / 2, gy = (p[i + width] - p[i - width]) / 2
+                                gxx[i] = gx * gx
+                                gyy[i] = gy * gy
+                                gxy[i] = gx * gy
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -104,28 +109,36 @@ public struct CornerFeatures: Sendable {
         let c = LumaImage(width: width, height: height, pixels: yy).boxBlurred(radius: 2).pixels
         let b = LumaImage(width: width, height: height, pixels: xy).boxBlurred(radius: 2).pixels
         var response = [Float](repeating: 0, count: width * height)
-        for i in response.indices {
-            let half = (a[i] - c[i]) / 2
-            response[i] = (a[i] + c[i]) / 2 - (half * half + b[i] * b[i]).squareRoot()
+        var strongest: Float = 0
+        response.withUnsafeMutableBufferPointer { r in
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    c.withUnsafeBufferPointer { c in
+                        for i in 0..<r.count {
+                            let half = (a[i] - c[i]) / 2
+                            r[i] = (a[i] + c[i]) / 2 - (half * half + b[i] * b[i]).squareRoot()
+                            strongest = max(strongest, r[i])
+                        }
+                    }
+                }
+            }
         }
         // A corner must stand above flat noise: at least a faint edge's response (a step of a
         // few grey levels) and a small share of the level's strongest.
-        let strongest = response.max() ?? 0
         let floor = max(4, 0.005 * strongest)
         var candidates: [(x: Int, y: Int, response: Float)] = []
-        for y in border..<(height - border) {
-            for x in border..<(width - border) {
-                let i = y * width + x
-                let r = response[i]
-                guard r > floor else { continue }
-                var isMaximum = true
-                neighbours: for dy in -1...1 {
-                    for dx in -1...1 where dx != 0 || dy != 0 {
-                        let n = response[i + dy * width + dx]
-                        if n > r || (n == r && (dy < 0 || (dy == 0 && dx < 0))) { isMaximum = false; break neighbours }
-                    }
+        response.withUnsafeBufferPointer { r in
+            for y in border..<(height - border) {
+                for x in border..<(width - border) {
+                    let i = y * width + x
+                    let value = r[i]
+                    guard value > floor else { continue }
+                    // A strict maximum over the 3×3 square, ties going to the first in reading order.
+                    let up = i - width, down = i + width
+                    guard value > r[up - 1], value > r[up], value > r[up + 1], value > r[i - 1],
+                          value >= r[i + 1], value >= r[down - 1], value >= r[down], value >= r[down + 1] else { continue }
+                    candidates.append((x, y, value))
                 }
-                if isMaximum { candidates.append((x, y, r)) }
             }
         }
         candidates.sort { $0.response > $1.response }

@@ -10,7 +10,7 @@ public struct PicturePyramid: Sendable {
     public init(_ image: LumaImage, smallestSide: Int = 16) {
         var levels = [image]
         while let last = levels.last, min(last.width, last.height) / 2 >= smallestSide {
-            levels.append(last.resized(width: last.width / 2, height: last.height / 2))
+            levels.append(last.halved())
         }
         self.levels = levels
     }
@@ -81,5 +81,24 @@ public struct WarpedPicture: Sendable {
     /// The share of the grid the picture covered.
     public var coverage: Double {
         Double(valid.lazy.filter { $0 }.count) / Double(max(valid.count, 1))
+    }
+}
+
+extension LumaImage {
+    /// Half the size: each pixel the mean of a 2×2 square (an odd last row or column left out).
+    func halved() -> LumaImage {
+        let outWidth = width / 2, outHeight = height / 2
+        var output = [Float](repeating: 0, count: outWidth * outHeight)
+        output.withUnsafeMutableBufferPointer { out in
+            pixels.withUnsafeBufferPointer { p in
+                for y in 0..<outHeight {
+                    let top = 2 * y * width, bottom = top + width
+                    for x in 0..<outWidth {
+                        out[y * outWidth + x] = (p[top + 2 * x] + p[top + 2 * x + 1] + p[bottom + 2 * x] + p[bottom + 2 * x + 1]) * 0.25
+                    }
+                }
+            }
+        }
+        return LumaImage(width: outWidth, height: outHeight, pixels: output)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The still compared with the original's frame at its instant, on a grid over the original's
-/// display: for each pixel, the opacity a mark of the marks' colour would need there to turn
+/// display: for each pixel, the opacity a mark of the marks' colours would need there to turn
 /// the original into the still. A mark's glyphs stand out at about the layer's opacity; the
 /// rest of the picture, whatever its brightness, stays near zero. This is what the marks'
 /// positions are scored on (`StillEvidence`), independently of what OCR reads.
@@ -12,53 +12,42 @@ public struct StillDifference: Sendable {
     public let height: Int
     /// 0…1 per grid pixel; 0 where the still is not seen.
     public let opacity: [Float]
+    /// How much the opacity changes within a stroke's width: glyphs' strokes, not a translucent
+    /// bar (a player's controls) or a tint, which are as even as the picture under them.
+    public let strokes: [Float]
     public let valid: [Bool]
-    public let fit: PhotometricFit
-    /// The box blur (radius in grid pixels) that made the original look as soft as the still.
-    public let blurRadius: Int
-    /// Summed-area tables of the opacity and of the valid pixels, (width + 1) × (height + 1).
-    let opacityTable: [Double]
+    /// How the original's frame is turned into what the still would show without marks: softened
+    /// as the still is, tones fitted, with the range a pixel of misregistration allows.
+    public let background: MarkBackground
+    /// Summed-area tables of the strokes and of the valid pixels, (width + 1) × (height + 1).
+    let strokeTable: [Double]
     let validTable: [Double]
 
-    /// A mark's opacity is only estimated where its colour differs from the picture under it
-    /// by at least this much (a white mark on a white slide says nothing).
-    static let minimumContrast: Float = 24
+    public var fit: PhotometricFit { background.fit }
+    public var blurRadius: Int { background.blurRadius }
 
     /// `still`: the still warped onto the grid (`StillView`-like); `original`: the frame at the
-    /// same grid; `markLuma`: the marks' grey level (0…255) as the original's frames have it.
-    public init(still: WarpedPicture, original: LumaImage, scale: Double, markLuma: Float) {
+    /// same grid; `marks`: the marks' grey levels (0…255: text, outline, shadow) as the
+    /// original's frames have them; `lineHeight`: a mark's capitals' height in display pixels.
+    public init(still: WarpedPicture, original: LumaImage, scale: Double, marks: MarkColors, lineHeight: Double) {
         precondition(still.image.width == original.width && still.image.height == original.height, "one grid")
         self.scale = scale
         width = original.width
         height = original.height
         valid = still.valid
-        // The softness of the still first (a photograph, a rescaled crop), then its tones.
-        var best: (radius: Int, fit: PhotometricFit, residual: Double, blurred: LumaImage)?
-        for radius in 0...3 {
-            let blurred = original.boxBlurred(radius: radius)
-            let fit = PhotometricFit.fit(still: still.image, original: blurred, valid: still.valid)
-            let residual = StillDifference.cappedResidual(still.image, blurred, fit: fit, valid: still.valid)
-            if residual < best?.residual ?? .infinity { best = (radius, fit, residual, blurred) }
-        }
-        let chosen = best ?? (0, PhotometricFit(gain: 1, offset: 0), 0, original)
-        blurRadius = chosen.radius
-        fit = chosen.fit
-        let mark = chosen.fit.apply(markLuma)
-        var opacity = [Float](repeating: 0, count: width * height)
-        for i in opacity.indices where still.valid[i] {
-            let under = chosen.fit.apply(chosen.blurred.pixels[i])
-            let towards = mark - under
-            guard abs(towards) >= Self.minimumContrast else { continue }
-            opacity[i] = min(max((still.image.pixels[i] - under) / towards, 0), 1)
-        }
-        self.opacity = opacity
-        opacityTable = Self.summedArea(opacity.map(Double.init), width: width, height: height)
+        background = MarkBackground(still: still, original: original)
+        opacity = background.opacity(of: still, marks: marks)
+        // A stroke is about a tenth of the capitals' height: compared with the mean over a third of it.
+        let radius = max(1, Int((lineHeight * scale / 6).rounded()))
+        let even = LumaImage(width: width, height: height, pixels: opacity).boxBlurred(radius: radius).pixels
+        strokes = zip(opacity, even).map { abs($0 - $1) }
+        strokeTable = Self.summedArea(strokes, width: width, height: height)
         validTable = Self.summedArea(still.valid.map { $0 ? 1 : 0 }, width: width, height: height)
     }
 
-    /// The mean opacity over the seen pixels of a display rectangle, and the share of it seen;
-    /// nil when less than `minimumSeen` of it is seen.
-    public func meanOpacity(in rect: PlaneRect, minimumSeen: Double = 0.5) -> Double? {
+    /// The mean stroke strength over the seen pixels of a display rectangle; nil when less than
+    /// `minimumSeen` of it is seen.
+    public func meanStrokes(in rect: PlaneRect, minimumSeen: Double = 0.5) -> Double? {
         let x0 = min(max(Int((rect.minX * scale).rounded()), 0), width), x1 = min(max(Int((rect.maxX * scale).rounded()), 0), width)
         let y0 = min(max(Int((rect.minY * scale).rounded()), 0), height), y1 = min(max(Int((rect.maxY * scale).rounded()), 0), height)
         let area = Double(max(1, Int((rect.width * scale).rounded()) * Int((rect.height * scale).rounded())))
@@ -69,46 +58,40 @@ public struct StillDifference: Sendable {
         }
         let seen = sum(validTable)
         guard seen >= max(4, minimumSeen * area) else { return nil }
-        return sum(opacityTable) / seen
+        return sum(strokeTable) / seen
     }
 
-    static func summedArea(_ values: [Double], width: Int, height: Int) -> [Double] {
+    static func summedArea(_ values: [Float], width: Int, height: Int) -> [Double] {
         let stride = width + 1
         var table = [Double](repeating: 0, count: stride * (height + 1))
-        for y in 0..<height {
-            var row = 0.0
-            for x in 0..<width {
-                row += values[y * width + x]
-                table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + row
+        table.withUnsafeMutableBufferPointer { t in
+            values.withUnsafeBufferPointer { v in
+                for y in 0..<height {
+                    var row = 0.0
+                    for x in 0..<width {
+                        row += Double(v[y * width + x])
+                        t[(y + 1) * stride + x + 1] = t[y * stride + x + 1] + row
+                    }
+                }
             }
         }
         return table
     }
 
-    static func cappedResidual(_ still: LumaImage, _ original: LumaImage, fit: PhotometricFit, valid: [Bool]) -> Double {
-        var sum: Float = 0
-        var count = 0
-        for i in valid.indices where valid[i] {
-            sum += min(abs(still.pixels[i] - fit.apply(original.pixels[i])), StillTiming.cap)
-            count += 1
-        }
-        return count > 0 ? Double(sum) / Double(count) : .infinity
-    }
-
-    /// Boxes (display pixels) around runs of marked pixels: pixels whose opacity reaches
+    /// Boxes (display pixels) around runs of marked pixels: pixels whose stroke strength reaches
     /// `threshold`, joined across gaps of up to `gap` display pixels along a line and one row
     /// down, kept when about the height a mark's line has (`lineHeight`, display pixels) and
     /// wider than tall. The strongest first (by their summed opacity).
-    public func markedBoxes(lineHeight: Double, threshold: Float = 0.12, maximumCount: Int = 6) -> [PlaneRect] {
+    public func markedBoxes(lineHeight: Double, threshold: Float = 0.08, maximumCount: Int = 4) -> [PlaneRect] {
         let gap = max(1, Int((lineHeight * 0.6 * scale).rounded()))
         var marked = [Bool](repeating: false, count: width * height)
-        for i in opacity.indices { marked[i] = opacity[i] >= threshold }
+        for i in strokes.indices { marked[i] = strokes[i] >= threshold }
         // Close gaps between letters along each row.
         var joined = marked
         for y in 0..<height {
-            var lastMarked = -Int.max
+            var lastMarked: Int?
             for x in 0..<width where marked[y * width + x] {
-                if x - lastMarked <= gap, lastMarked >= 0 { for fill in lastMarked..<x { joined[y * width + fill] = true } }
+                if let last = lastMarked, x - last <= gap { for fill in last..<x { joined[y * width + fill] = true } }
                 lastMarked = x
             }
         }
@@ -120,7 +103,7 @@ public struct StillDifference: Sendable {
         }
         func strength(_ box: (minX: Int, minY: Int, maxX: Int, maxY: Int)) -> Float {
             var sum: Float = 0
-            for y in box.minY..<box.maxY { for x in box.minX..<box.maxX { sum += opacity[y * width + x] } }
+            for y in box.minY..<box.maxY { for x in box.minX..<box.maxX { sum += strokes[y * width + x] } }
             return sum
         }
         let ranked: [(box: (minX: Int, minY: Int, maxX: Int, maxY: Int), strength: Float)] = boxes.map { ($0, strength($0)) }

@@ -59,7 +59,7 @@ public struct StillRowEvidence: Sendable {
     /// Whether the reading sits where the row's copy draws its text; nil when the reading is
     /// too weak to say anything of the row.
     public var located: Bool?
-    /// The mean mark opacity inside the row's keyed mark (nil where the still does not show it).
+    /// The mean strength of marks' strokes inside the row's keyed mark (nil where the still does not show it).
     public var markOpacity: Double?
     /// The chance that a spot drawn as the row's path draws them holds as much mark (1: not seen).
     public var positionPValue: Double
@@ -82,7 +82,7 @@ public struct StillVerdict: Sendable {
 
 public enum StillEvidence {
     /// Decoy spots per axis: the uniform grid over the path's 0…100 % that a row's position is ranked in.
-    static let decoyGrid = 81
+    static let decoyGrid = 161
     /// A reading whose text p-value is at most this says something about where the row's mark should be.
     static let placingLevel = 0.01
     /// How far (in the mark's heights) a reading may sit from where the row's copy draws its text.
@@ -128,7 +128,7 @@ public enum StillEvidence {
         var best: (opacity: Double, p: Double)?
         let tries = max(1, row.traced.reduce(0) { $0 + $1.rects.count })
         for layer in row.traced {
-            guard let value = layer.rects.compactMap({ difference.meanOpacity(in: $0) }).max() else { continue }
+            guard let value = layer.rects.compactMap({ difference.meanStrokes(in: $0) }).max() else { continue }
             let key = "\(layer.footprint)"
             let values = decoys[key] ?? {
                 let computed = decoyValues(layer.footprint, difference: difference)
@@ -150,7 +150,7 @@ public enum StillEvidence {
             for ix in 0..<decoyGrid {
                 let r = footprint.displayRect(xPercent: 100 * Double(ix) / Double(decoyGrid - 1), yPercent: 100 * Double(iy) / Double(decoyGrid - 1))
                 let rect = PlaneRect(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height))
-                if let value = difference.meanOpacity(in: rect) { values.append(value) }
+                if let value = difference.meanStrokes(in: rect) { values.append(value) }
             }
         }
         return values

@@ -58,11 +58,10 @@ public struct StillFrameSearch {
 
     public init() {}
 
-    /// The still's features, found on a copy at most `featureWidth` wide, and that copy's scale.
-    public static func features(of still: LumaImage) -> (features: CornerFeatures, scale: Double) {
-        let scale = min(1, Double(featureWidth) / Double(still.width))
-        let picture = scale < 1 ? still.resized(width: Int((Double(still.width) * scale).rounded()),
-                                                height: max(1, Int((Double(still.height) * scale).rounded()))) : still
+    /// The still's features, found on the largest level of its pyramid at most `featureWidth`
+    /// wide, and that level's scale.
+    public static func features(of still: PicturePyramid) -> (features: CornerFeatures, scale: Double) {
+        let picture = still.levels.first { $0.width <= featureWidth } ?? still.levels[still.levels.count - 1]
         return (CornerFeatures(picture, budget: stillFeatureBudget), Double(picture.width) / Double(still.width))
     }
 
@@ -72,12 +71,13 @@ public struct StillFrameSearch {
     public func match(_ still: PicturePyramid, overview: Overview,
                       openOriginal: (Double) throws -> any LumaFrameSource) throws -> StillMatch {
         guard let firstThumbnail = overview.thumbnails.first else { throw StillMatchError.noOriginalFrames }
-        let (features, scale) = Self.features(of: still.base)
+        let (features, scale) = Self.features(of: still)
         guard let placement = StillPlacementSearch.place(still: features, stillScale: scale, stillSize: (still.width, still.height),
                                                          frames: overview.featureFrames, display: overview.display) else {
             throw StillMatchError.notFound
         }
-        let view = StillView(still, map: placement.map, display: overview.display, width: firstThumbnail.image.width)
+        let view = StillView(still, map: placement.map, display: overview.display, width: firstThumbnail.image.width,
+                             height: firstThumbnail.image.height)
         guard view.warped.coverage > 0.01 else { throw StillMatchError.notFound }
         // The tones fitted on the frame the placement was found on, at the thumbnails' size.
         let placedTime = overview.featureFrames[placement.frame].time
@@ -85,23 +85,34 @@ public struct StillFrameSearch {
         let fit = PhotometricFit.fit(still: view.warped.image, original: nearest.image, valid: view.warped.valid)
         let coarse = StillTiming.scores(view, frames: overview.thumbnails.map(\.image), fit: fit)
         let spans = Self.spans(StillTiming.closeToBest(coarse).map { overview.thumbnails[$0].time })
-        // Every frame of those spans, compared where they differ.
-        var frames: [TimedLuma] = []
+        // Every frame of those spans: the best (pixels alike in every frame add alike to every
+        // score, so the whole view ranks them by where they differ), then again, those the still
+        // cannot tell from it.
+        var best: TimedLuma?
+        var bestScore = Double.infinity
+        try forEachFrame(in: spans, openOriginal: openOriginal) { time, picture in
+            let score = StillTiming.scores(view, frames: [picture], fit: fit)[0]
+            if score < bestScore { (best, bestScore) = (TimedLuma(time: time, image: picture), score) }
+        }
+        guard let best else { throw StillMatchError.noOriginalFrames }
+        var times: [Double] = []
+        try forEachFrame(in: spans, openOriginal: openOriginal) { time, picture in
+            if time == best.time || StillTiming.indistinguishable(picture, from: best.image, view: view, fit: fit) { times.append(time) }
+        }
+        return StillMatch(map: placement.map, time: best.time, times: times, inliers: placement.inliers, coverage: view.warped.coverage)
+    }
+
+    /// Calls `body` with every frame of the original in `spans` (each widened by `spanMargin`).
+    private func forEachFrame(in spans: [ClosedRange<Double>], openOriginal: (Double) throws -> any LumaFrameSource,
+                              _ body: (Double, LumaImage) throws -> Void) throws {
         for span in spans {
             var source = try openOriginal(max(0, span.lowerBound - Self.spanMargin))
             while let time = try source.advance() {
                 if time > span.upperBound + Self.spanMargin { break }
                 guard time >= span.lowerBound - Self.spanMargin else { continue }
-                frames.append(TimedLuma(time: time, image: try source.picture()))
+                try body(time, try source.picture())
             }
         }
-        guard !frames.isEmpty else { throw StillMatchError.noOriginalFrames }
-        let changing = StillTiming.changing(frames.map(\.image), valid: view.warped.valid)
-        let fine = StillTiming.scores(view, frames: frames.map(\.image), pixels: changing.isEmpty ? nil : changing, fit: fit)
-        let close = changing.isEmpty ? Array(frames.indices) : StillTiming.closeToBest(fine)
-        let bestIndex = fine.indices.min { (fine[$0], $0) < (fine[$1], $1) } ?? 0
-        return StillMatch(map: placement.map, time: frames[bestIndex].time, times: close.map { frames[$0].time },
-                          inliers: placement.inliers, coverage: view.warped.coverage)
     }
 
     /// Times a thumbnail interval or less apart joined into spans.

@@ -25,6 +25,18 @@ public struct FeatureFrame: Sendable {
         self.features = features
         self.scale = scale
     }
+
+    /// The features of each picture (frames of a display `displayWidth` pixels wide), found on
+    /// every core.
+    public static func finding(in pictures: [TimedLuma], displayWidth: Int) -> [FeatureFrame] {
+        let results = ConcurrentResults<FeatureFrame>(count: pictures.count)
+        DispatchQueue.concurrentPerform(iterations: pictures.count) { index in
+            let picture = pictures[index]
+            results.set(index, FeatureFrame(time: picture.time, features: CornerFeatures(picture.image, budget: StillFrameSearch.frameFeatureBudget),
+                                            scale: Double(picture.image.width) / Double(displayWidth)))
+        }
+        return pictures.indices.map(results.get)
+    }
 }
 
 public enum StillPlacementSearch {

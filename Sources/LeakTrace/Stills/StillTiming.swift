@@ -7,10 +7,9 @@ public struct StillView: Sendable {
     /// Grid pixels per display pixel.
     public let scale: Double
 
-    /// The whole display, `width` grid pixels across.
-    public init(_ pyramid: PicturePyramid, map: Homography, display: (width: Int, height: Int), width: Int) {
+    /// The whole display on a `width`×`height` grid.
+    public init(_ pyramid: PicturePyramid, map: Homography, display: (width: Int, height: Int), width: Int, height: Int) {
         scale = Double(width) / Double(display.width)
-        let height = max(2, Int((Double(display.height) * scale).rounded()))
         warped = pyramid.warped(by: map, region: PlaneRect(minX: 0, minY: 0, maxX: Double(display.width), maxY: Double(display.height)),
                                 width: width, height: height)
     }
@@ -28,15 +27,30 @@ public struct PhotometricFit: Sendable, Equatable {
         self.offset = offset
     }
 
-    public static func fit(still: LumaImage, original: LumaImage, valid: [Bool]) -> PhotometricFit {
+    /// Fitted on every `step`-th pixel of every `step`-th row (a few tens of thousands are plenty).
+    public static func fit(still: LumaImage, original: LumaImage, valid: [Bool], step: Int = 1) -> PhotometricFit {
         precondition(still.width == original.width && still.height == original.height, "one grid")
-        var use = valid
         var fit = PhotometricFit(gain: 1, offset: 0)
+        var limit = Float.infinity
         for round in 0..<3 {
             var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-            for i in use.indices where use[i] {
-                let x = Double(original.pixels[i]), y = Double(still.pixels[i])
-                n += 1; sx += x; sy += y; sxx += x * x; sxy += x * y
+            // Residuals in 0.25-level bins up to 64 levels, for their median.
+            var histogram = [Int](repeating: 0, count: 257)
+            let current = fit
+            original.pixels.withUnsafeBufferPointer { o in
+                still.pixels.withUnsafeBufferPointer { s in
+                    valid.withUnsafeBufferPointer { seen in
+                        for y in stride(from: 0, to: still.height, by: step) {
+                            for i in stride(from: y * still.width, to: (y + 1) * still.width, by: step) where seen[i] {
+                                let residual = abs(s[i] - current.apply(o[i]))
+                                guard residual <= limit else { continue }
+                                let x = Double(o[i]), v = Double(s[i])
+                                n += 1; sx += x; sy += v; sxx += x * x; sxy += x * v
+                                histogram[min(Int(residual * 4), 256)] += 1
+                            }
+                        }
+                    }
+                }
             }
             guard n >= 16 else { return fit }
             let variance = sxx - sx * sx / n
@@ -45,11 +59,11 @@ public struct PhotometricFit: Sendable, Equatable {
             let kept = min(max(gain, 0.25), 4)
             fit = PhotometricFit(gain: Float(kept), offset: Float((sy - kept * sx) / n))
             guard round < 2 else { break }
-            // Leave out the pixels beyond 2.5 robust standard deviations.
-            let residuals = valid.indices.filter { valid[$0] }.map { abs(still.pixels[$0] - fit.apply(original.pixels[$0])) }
-            let sigma = 1.4826 * Double(Self.median(residuals))
-            let limit = Float(max(2.5 * sigma, 3))
-            use = valid.indices.map { valid[$0] && abs(still.pixels[$0] - fit.apply(original.pixels[$0])) <= limit }
+            // Leave out the pixels beyond 2.5 robust standard deviations (of the fit before).
+            var seen = 0, bin = 0
+            while bin < 256, seen + histogram[bin] < Int(n) / 2 { seen += histogram[bin]; bin += 1 }
+            let sigma = 1.4826 * (Float(bin) + 0.5) / 4
+            limit = max(2.5 * sigma, 3)
         }
         return fit
     }
@@ -57,12 +71,6 @@ public struct PhotometricFit: Sendable, Equatable {
     @inline(__always)
     public func apply(_ value: Float) -> Float { gain * value + offset }
 
-    static func median(_ values: [Float]) -> Float {
-        guard !values.isEmpty else { return 0 }
-        var sorted = values
-        sorted.sort()
-        return sorted[sorted.count / 2]
-    }
 }
 
 /// Finds which of the original's frames a still shows, given its placement: frames are compared
@@ -73,25 +81,31 @@ public enum StillTiming {
     static let cap: Float = 40
 
     /// The mean capped difference between the view and each frame (on the view's grid), over
-    /// `pixels` (indices; nil: every pixel the still covers), tones fitted once, to `reference`.
-    public static func scores(_ view: StillView, frames: [LumaImage], pixels: [Int]? = nil, fit: PhotometricFit) -> [Double] {
-        let still = view.warped.image.pixels
-        let indices = pixels ?? view.warped.valid.indices.filter { view.warped.valid[$0] }
-        guard !indices.isEmpty else { return frames.map { _ in .infinity } }
-        return frames.map { frame in
-            precondition(frame.pixels.count == still.count, "frames on the view's grid")
-            var sum: Float = 0
-            frame.pixels.withUnsafeBufferPointer { f in
-                still.withUnsafeBufferPointer { s in
-                    for i in indices { sum += min(abs(s[i] - fit.apply(f[i])), cap) }
-                }
-            }
-            return Double(sum) / Double(indices.count)
-        }
+    /// every pixel the still covers, the frame's tones mapped by `fit`.
+    public static func scores(_ view: StillView, frames: [LumaImage], fit: PhotometricFit) -> [Double] {
+        frames.map { score(view, frame: $0, fit: fit) }
     }
 
-    /// The frames whose scores are close enough to the best to be the instant the still shows:
+    public static func score(_ view: StillView, frame: LumaImage, fit: PhotometricFit) -> Double {
+        precondition(frame.pixels.count == view.warped.image.pixels.count, "frames on the view's grid")
+        var sum: Float = 0
+        var count = 0
+        frame.pixels.withUnsafeBufferPointer { f in
+            view.warped.image.pixels.withUnsafeBufferPointer { s in
+                view.warped.valid.withUnsafeBufferPointer { seen in
+                    for i in 0..<s.count where seen[i] {
+                        sum += min(abs(s[i] - (fit.gain * f[i] + fit.offset)), cap)
+                        count += 1
+                    }
+                }
+            }
+        }
+        return count > 0 ? Double(sum) / Double(count) : .infinity
+    }
+
+    /// The frames whose scores are close enough to the best to be the look the still shows:
     /// within a fifth of the way from the best to the typical (median) score, or a grey level.
+    /// (A first, coarse cut: `indistinguishable` decides between frames of one look.)
     public static func closeToBest(_ scores: [Double]) -> [Int] {
         guard let best = scores.min(), best.isFinite else { return [] }
         let typical = scores.sorted()[scores.count / 2]
@@ -99,18 +113,33 @@ public enum StillTiming {
         return scores.indices.filter { scores[$0] <= best + margin }
     }
 
-    /// Pixels (indices on the grid) where the frames differ from each other by more than
-    /// `threshold` grey levels and the still is seen: where a moving pointer, a speaker or a
-    /// changing slide tells the frames apart.
-    public static func changing(_ frames: [LumaImage], valid: [Bool], threshold: Float = 12) -> [Int] {
-        guard let first = frames.first else { return [] }
-        var low = first.pixels, high = first.pixels
-        for frame in frames.dropFirst() {
-            for i in low.indices {
-                low[i] = min(low[i], frame.pixels[i])
-                high[i] = max(high[i], frame.pixels[i])
+    /// Where two frames differ by more than this many grey levels, the still can tell them apart.
+    static let distinctLevels: Float = 12
+    /// Fewer differing pixels than this on the grid (a few pixels of a pointer) cannot tell frames apart.
+    static let distinctPixels = 6
+    /// The still must be this much closer (grey levels, on the pixels where they differ) to the
+    /// best frame than to another for the other to be ruled out.
+    static let ruledOutMargin: Float = 6
+
+    /// Whether the still cannot tell `frame` from `best`: on the pixels where they differ (and
+    /// the still is seen), the still is not clearly closer to `best`.
+    public static func indistinguishable(_ frame: LumaImage, from best: LumaImage, view: StillView, fit: PhotometricFit) -> Bool {
+        var pixels = 0
+        var toOther: Float = 0, toBest: Float = 0
+        frame.pixels.withUnsafeBufferPointer { other in
+            best.pixels.withUnsafeBufferPointer { chosen in
+                view.warped.image.pixels.withUnsafeBufferPointer { s in
+                    view.warped.valid.withUnsafeBufferPointer { seen in
+                        for i in 0..<s.count where seen[i] && abs(other[i] - chosen[i]) > distinctLevels {
+                            pixels += 1
+                            toOther += min(abs(s[i] - fit.apply(other[i])), cap)
+                            toBest += min(abs(s[i] - fit.apply(chosen[i])), cap)
+                        }
+                    }
+                }
             }
         }
-        return low.indices.filter { valid[$0] && high[$0] - low[$0] > threshold }
+        guard pixels >= distinctPixels else { return true }
+        return (toOther - toBest) / Float(pixels) < ruledOutMargin
     }
 }

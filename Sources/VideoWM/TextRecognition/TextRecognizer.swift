@@ -1,4 +1,5 @@
 import CTesseract
+import Foundation
 import LeakTrace
 
 /// What Tesseract read in one picture: its lines, each with its words, their confidence
