@@ -53,53 +53,112 @@ public struct StillFrameSearch {
     public static let featureWidth = 960
     public static let stillFeatureBudget = 2500
     public static let frameFeatureBudget = 1500
+    /// A placement showing less of the frame than this is looked for again in more detail.
+    static let detailCoverage = 0.6
+    static let detailWidth = 1280
     /// A span found from the thumbnails is searched frame by frame this much wider on each side.
     static let spanMargin = 0.6
 
     public init() {}
 
-    /// The still's features, found on the largest level of its pyramid at most `featureWidth`
-    /// wide, and that level's scale.
-    public static func features(of still: PicturePyramid) -> (features: CornerFeatures, scale: Double) {
-        let picture = still.levels.first { $0.width <= featureWidth } ?? still.levels[still.levels.count - 1]
+    /// The still's features, found on the largest level of its pyramid at most `width` wide,
+    /// and that level's scale.
+    public static func features(of still: PicturePyramid, width: Int = featureWidth) -> (features: CornerFeatures, scale: Double) {
+        let picture = still.levels.first { $0.width <= width } ?? still.levels[still.levels.count - 1]
         return (CornerFeatures(picture, budget: stillFeatureBudget), Double(picture.width) / Double(still.width))
     }
 
     /// Matches `still` with the original: its placement, then its instant. `openOriginal` reads
-    /// the original's every frame from a time on (from the keyframe before it), as pictures the
-    /// size of the overview's thumbnails.
+    /// the original's every frame from a time on (from the keyframe before it), as pictures of
+    /// the size asked.
     public func match(_ still: PicturePyramid, overview: Overview,
-                      openOriginal: (Double) throws -> any LumaFrameSource) throws -> StillMatch {
+                      openOriginal: @escaping (Double, (width: Int, height: Int)) throws -> any LumaFrameSource) throws -> StillMatch {
         guard let firstThumbnail = overview.thumbnails.first else { throw StillMatchError.noOriginalFrames }
+        let thumbnailSize = (width: firstThumbnail.image.width, height: firstThumbnail.image.height)
         let (features, scale) = Self.features(of: still)
-        guard let placement = StillPlacementSearch.place(still: features, stillScale: scale, stillSize: (still.width, still.height),
-                                                         frames: overview.featureFrames, display: overview.display) else {
-            throw StillMatchError.notFound
+        var found = StillPlacementSearch.place(still: features, stillScale: scale, stillSize: (still.width, still.height),
+                                               frames: overview.featureFrames, display: overview.display)
+        // A still that shows a small part of the frame enlarged (a crop) has few features at the
+        // overview's size: its looks are tried again at the display's size, up to `detailWidth`.
+        let shown = found.map { StillView(still, map: $0.map, display: overview.display, width: 64, height: 36).warped.coverage } ?? 0
+        if shown < Self.detailCoverage {
+            let detailed = try detailFrames(overview, openOriginal: openOriginal)
+            let (detailFeatures, detailScale) = Self.features(of: still, width: Self.detailWidth)
+            if let again = StillPlacementSearch.place(still: detailFeatures, stillScale: detailScale, stillSize: (still.width, still.height),
+                                                      frames: detailed, display: overview.display), again.inliers > found?.inliers ?? 0 {
+                found = StillPlacement(map: again.map, inliers: again.inliers,
+                                       frame: overview.featureFrames.firstIndex { $0.time == detailed[again.frame].time } ?? 0)
+            }
         }
-        let view = StillView(still, map: placement.map, display: overview.display, width: firstThumbnail.image.width,
-                             height: firstThumbnail.image.height)
-        guard view.warped.coverage > 0.01 else { throw StillMatchError.notFound }
-        // The tones fitted on the frame the placement was found on, at the thumbnails' size.
-        let placedTime = overview.featureFrames[placement.frame].time
-        let nearest = overview.thumbnails.min { abs($0.time - placedTime) < abs($1.time - placedTime) } ?? overview.thumbnails[0]
-        let fit = PhotometricFit.fit(still: view.warped.image, original: nearest.image, valid: view.warped.valid)
-        let coarse = StillTiming.scores(view, frames: overview.thumbnails.map(\.image), fit: fit)
-        let spans = Self.spans(StillTiming.closeToBest(coarse).map { overview.thumbnails[$0].time })
+        guard let placement = found else { throw StillMatchError.notFound }
+        // The look the placement shows, then the placement made exact on the thumbnail of that
+        // look and on its frame at twice the size, then the look again through the exact placement.
+        var map = placement.map
+        var coarse = try coarseSearch(still, map: map, overview: overview, near: overview.featureFrames[placement.frame].time)
+        guard coarse.view.warped.coverage > 0.01 else { throw StillMatchError.notFound }
+        map = PlacementRefinement.refine(map, still: still, frame: overview.thumbnails[coarse.best].image, display: overview.display, radius: 6)
+        let largerSize = (width: 2 * thumbnailSize.width, height: 2 * thumbnailSize.height)
+        if let larger = try frame(at: overview.thumbnails[coarse.best].time, size: largerSize, openOriginal: openOriginal) {
+            map = PlacementRefinement.refine(map, still: still, frame: larger, display: overview.display, radius: 3)
+        }
+        coarse = try coarseSearch(still, map: map, overview: overview, near: overview.thumbnails[coarse.best].time)
+        let (view, fit) = (coarse.view, coarse.fit)
+        let spans = Self.spans(StillTiming.closeToBest(coarse.scores).map { overview.thumbnails[$0].time })
+        let openThumbnails: (Double) throws -> any LumaFrameSource = { try openOriginal($0, thumbnailSize) }
         // Every frame of those spans: the best (pixels alike in every frame add alike to every
         // score, so the whole view ranks them by where they differ), then again, those the still
         // cannot tell from it.
         var best: TimedLuma?
         var bestScore = Double.infinity
-        try forEachFrame(in: spans, openOriginal: openOriginal) { time, picture in
-            let score = StillTiming.scores(view, frames: [picture], fit: fit)[0]
+        try forEachFrame(in: spans, openOriginal: openThumbnails) { time, picture in
+            let score = StillTiming.score(view, frame: picture, fit: fit)
             if score < bestScore { (best, bestScore) = (TimedLuma(time: time, image: picture), score) }
         }
         guard let best else { throw StillMatchError.noOriginalFrames }
         var times: [Double] = []
-        try forEachFrame(in: spans, openOriginal: openOriginal) { time, picture in
+        try forEachFrame(in: spans, openOriginal: openThumbnails) { time, picture in
             if time == best.time || StillTiming.indistinguishable(picture, from: best.image, view: view, fit: fit) { times.append(time) }
         }
-        return StillMatch(map: placement.map, time: best.time, times: times, inliers: placement.inliers, coverage: view.warped.coverage)
+        return StillMatch(map: map, time: best.time, times: times, inliers: placement.inliers, coverage: view.warped.coverage)
+    }
+
+    /// The still seen through `map` on the thumbnails' grid, its tones fitted to the thumbnail
+    /// nearest `time`, and every thumbnail's score; `best`: the best-scoring thumbnail.
+    private func coarseSearch(_ still: PicturePyramid, map: Homography, overview: Overview, near time: Double) throws
+        -> (view: StillView, fit: PhotometricFit, scores: [Double], best: Int) {
+        let thumbnails = overview.thumbnails
+        let view = StillView(still, map: map, display: overview.display, width: thumbnails[0].image.width, height: thumbnails[0].image.height)
+        let nearest = thumbnails.indices.min { abs(thumbnails[$0].time - time) < abs(thumbnails[$1].time - time) } ?? 0
+        let fit = PhotometricFit.fit(still: view.warped.image, original: thumbnails[nearest].image, valid: view.warped.valid)
+        let scores = StillTiming.scores(view, frames: thumbnails.map(\.image), fit: fit)
+        let best = scores.indices.min { (scores[$0], $0) < (scores[$1], $1) } ?? 0
+        return (view, fit, scores, best)
+    }
+
+    /// The overview's feature frames again, at the display's size (up to `detailWidth` wide).
+    private func detailFrames(_ overview: Overview,
+                              openOriginal: (Double, (width: Int, height: Int)) throws -> any LumaFrameSource) throws -> [FeatureFrame] {
+        let width = min(overview.display.width, Self.detailWidth)
+        let size = (width: width, height: max(2, Int((Double(width) * Double(overview.display.height) / Double(overview.display.width)).rounded())))
+        var pictures: [TimedLuma] = []
+        for frame in overview.featureFrames {
+            if let picture = try self.frame(at: frame.time, size: size, openOriginal: openOriginal) {
+                pictures.append(TimedLuma(time: frame.time, image: picture))
+            }
+        }
+        return FeatureFrame.finding(in: pictures, displayWidth: overview.display.width)
+    }
+
+    /// The original's frame shown at `time` (the first at or after it), `size` large.
+    private func frame(at time: Double, size: (width: Int, height: Int),
+                       openOriginal: (Double, (width: Int, height: Int)) throws -> any LumaFrameSource) throws -> LumaImage? {
+        var source = try openOriginal(max(0, time - 0.5), size)
+        var last: LumaImage?
+        while let shown = try source.advance() {
+            last = try source.picture()
+            if shown >= time - 1e-3 { break }
+        }
+        return last
     }
 
     /// Calls `body` with every frame of the original in `spans` (each widened by `spanMargin`).

@@ -40,12 +40,13 @@ final class StillTraceSession {
                                      keyed: request.pathKey != nil, forgery: nil)
         let still = PicturePyramid(try UprightStill.grey(path: request.leak))
         debug("still read \(still.width)x\(still.height)")
-        let (overview, thumbnailSize) = try StillOverviewReader.read(original)
+        let (overview, _) = try StillOverviewReader.read(original)
         debug("overview: \(overview.thumbnails.count) thumbnails, \(overview.featureFrames.count) feature frames")
-        let match: StillMatch
+        var match: StillMatch
         do {
-            match = try StillFrameSearch().match(still, overview: overview) { seconds in
-                try self.original.frames(from: seconds, width: thumbnailSize.width, height: thumbnailSize.height)
+            let original = self.original
+            match = try StillFrameSearch().match(still, overview: overview) { seconds, size in
+                try original.frames(from: seconds, width: size.width, height: size.height)
             }
         } catch let error as StillMatchError {
             switch error {
@@ -61,6 +62,7 @@ final class StillTraceSession {
         let size = original.greySize(maximumWidth: Self.comparisonWidth)
         let frame = try frame(at: match.time, size: size)
         let scale = Double(size.width) / Double(display.width)
+        match.map = PlacementRefinement.refine(match.map, still: still, frame: frame, display: display, radius: 2)
         let view = still.warped(by: match.map, region: PlaneRect(minX: 0, minY: 0, maxX: Double(display.width), maxY: Double(display.height)),
                                 width: size.width, height: size.height)
         let difference = StillDifference(still: view, original: frame, scale: scale, marks: rows.marks, lineHeight: rows.lineHeight)
