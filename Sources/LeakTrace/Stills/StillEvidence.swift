@@ -69,6 +69,16 @@ public struct StillRowEvidence: Sendable {
     public var contradicted: Bool { located == false }
 }
 
+/// Where a row's keyed mark is against the marks a still shows.
+public struct PositionEvidence: Sendable {
+    /// The mean stroke strength inside the row's mark (nil: the still does not show it).
+    public var strokes: Double?
+    /// The share of the places the row's path could have put the mark holding as much.
+    public var pValue: Double
+    /// The row's mark where it is strongest (display pixels).
+    public var rect: PlaneRect?
+}
+
 /// The rows a still names, or why it names nobody.
 public struct StillVerdict: Sendable {
     public var readings: [MarkReading]
@@ -88,11 +98,19 @@ public enum StillEvidence {
     /// How far (in the mark's heights) a reading may sit from where the row's copy draws its text.
     static let placementTolerance = 0.35
 
-    public static func evaluate(rows: [StillRowMarks], readings: [MarkReading], difference: StillDifference,
+    /// Where each row's keyed mark is against the marks the still shows, text unread: the mean
+    /// stroke strength there and its p-value among the places the row's path could have put it.
+    public static func positions(of rows: [StillRowMarks], difference: StillDifference) -> [PositionEvidence] {
+        var decoys: [String: [Double]] = [:]
+        return rows.map { position(of: $0, difference: difference, decoys: &decoys) }
+    }
+
+    /// Each row judged on both readings: `positions` from `positions(of:difference:)`, `readings` from OCR.
+    public static func evaluate(rows: [StillRowMarks], positions: [PositionEvidence], readings: [MarkReading],
                                 distinctiveness: TextDistinctiveness, threshold: Double = TraceVerdict.identificationThreshold) -> StillVerdict {
+        precondition(positions.count == rows.count, "a position per row")
         let candidates = ReadingCandidates(readings)
         let text = TextEvidence(rows: rows, candidates: candidates, distinctiveness: distinctiveness)
-        var decoys: [String: [Double]] = [:]
         var evidence: [StillRowEvidence] = []
         for (index, row) in rows.enumerated() {
             let best = text.best[index]
@@ -105,13 +123,15 @@ public enum StillEvidence {
                     return grown.intersection(box).area >= 0.5 * min(box.area, rect.area)
                 }
             }
-            let (opacity, pPosition) = position(of: row, difference: difference, decoys: &decoys)
-            let logP = Significance.logChiSquareTail(-2 * (log(max(pText, 1e-300)) + log(max(pPosition, 1e-300))), halfDegreesOfFreedom: 2)
+            let position = positions[index]
+            // A text read where the row's copy does not put it is no evidence for the row.
+            let terms = located == false ? [position.pValue] : [pText, position.pValue]
+            let logP = Significance.logChiSquareTail(-2 * terms.reduce(0) { $0 + log(max($1, 1e-300)) }, halfDegreesOfFreedom: terms.count)
             let score = RowScore(row: index, slotsUsed: 1, log10PValue: logP / log(10),
                                  log10FalseMatch: Significance.logAnyOf(trials: rows.count, logP: logP) / log(10))
             evidence.append(StillRowEvidence(row: index, readings: best.map { candidates.members[$0.candidate] } ?? [],
-                                             alignment: best?.alignment, textPValue: pText, located: located, markOpacity: opacity,
-                                             positionPValue: pPosition, score: score))
+                                             alignment: best?.alignment, textPValue: pText, located: located, markOpacity: position.strokes,
+                                             positionPValue: position.pValue, score: score))
         }
         let ranking = evidence.sorted { ($0.score.log10PValue, $0.row) < ($1.score.log10PValue, $1.row) }
         let named = ranking.filter { $0.score.falseMatchProbability <= threshold && !$0.contradicted }
@@ -124,11 +144,13 @@ public enum StillEvidence {
     /// The row's traced mark's mean opacity where its path puts it (the best of its instants),
     /// and the share of decoy spots, drawn as the path draws them, holding as much (times the
     /// rectangles tried); (nil, 1) where the still shows none of it.
-    static func position(of row: StillRowMarks, difference: StillDifference, decoys: inout [String: [Double]]) -> (Double?, Double) {
-        var best: (opacity: Double, p: Double)?
+    static func position(of row: StillRowMarks, difference: StillDifference, decoys: inout [String: [Double]]) -> PositionEvidence {
+        var best: (opacity: Double, p: Double, rect: PlaneRect)?
         let tries = max(1, row.traced.reduce(0) { $0 + $1.rects.count })
         for layer in row.traced {
-            guard let value = layer.rects.compactMap({ difference.meanStrokes(in: $0) }).max() else { continue }
+            let seen = layer.rects.compactMap { rect in difference.meanStrokes(in: rect).map { (rect: rect, value: $0) } }
+            guard let strongest = seen.max(by: { $0.value < $1.value }) else { continue }
+            let value = strongest.value
             let key = "\(layer.footprint)"
             let values = decoys[key] ?? {
                 let computed = decoyValues(layer.footprint, difference: difference)
@@ -138,9 +160,9 @@ public enum StillEvidence {
             guard !values.isEmpty else { continue }
             let atLeast = values.filter { $0 >= value }.count
             let p = min(1, Double(tries) * Double(max(atLeast, 1)) / Double(values.count))
-            if p < best?.p ?? 2 { best = (value, p) }
+            if p < best?.p ?? 2 { best = (value, p, strongest.rect) }
         }
-        return (best?.opacity, best?.p ?? 1)
+        return PositionEvidence(strokes: best?.opacity, pValue: best?.p ?? 1, rect: best?.rect)
     }
 
     /// The mean opacity at every spot of the decoy grid the still shows.

@@ -66,13 +66,16 @@ final class StillTraceSession {
         let view = still.warped(by: match.map, region: PlaneRect(minX: 0, minY: 0, maxX: Double(display.width), maxY: Double(display.height)),
                                 width: size.width, height: size.height)
         let difference = StillDifference(still: view, original: frame, scale: scale, marks: rows.marks, lineHeight: rows.lineHeight)
-        let boxes = difference.markedBoxes(lineHeight: rows.lineHeight)
+        // Where each row's keyed mark is against the marks found, text unread; then the text of
+        // the marks found, and of the places the strongest rows' keys point at.
+        let rowMarks = rows.marks(at: match.times)
+        let positions = StillEvidence.positions(of: rowMarks, difference: difference)
+        let boxes = Self.regionsToRead(marked: difference.markedBoxes(lineHeight: rows.lineHeight), positions: positions)
         debug("difference: blur \(difference.blurRadius), fit \(difference.fit), boxes \(boxes)")
         let readings = try StillMarkReader(characters: rows.characters)
             .read(boxes, still: still, map: match.map, difference: difference, lineHeight: rows.lineHeight, marks: rows.marks)
         debug("readings: \(readings.map { "\($0.text) [\($0.source) \(Int($0.confidence))] \($0.box)" })")
-        let verdict = StillEvidence.evaluate(rows: rows.marks(at: match.times), readings: readings, difference: difference,
-                                             distinctiveness: rows.distinctiveness)
+        let verdict = StillEvidence.evaluate(rows: rowMarks, positions: positions, readings: readings, distinctiveness: rows.distinctiveness)
         debug("verdict: named \(verdict.named.map(\.row)), forged \(verdict.forged.map(\.row))")
         for e in verdict.ranking.prefix(4) {
             debug("  row \(e.row + 1): text p \(e.textPValue) \(String(describing: e.alignment)) located \(String(describing: e.located)) opacity \(String(describing: e.markOpacity)) pos p \(e.positionPValue) FM \(e.score.falseMatchProbability)")
@@ -90,6 +93,17 @@ final class StillTraceSession {
                                         rows: verdict.ranking.map { rowEvidence($0, readings: readings) },
                                         forged: verdict.forged.map { table.rows[$0.row].number })
         return report
+    }
+
+    /// Read where marks were found, and where the two strongest rows' keys put theirs (when the
+    /// still shows marks there at all), each place once.
+    static func regionsToRead(marked: [PlaneRect], positions: [PositionEvidence]) -> [PlaneRect] {
+        var regions = marked
+        let strongest = positions.filter { $0.pValue <= 0.01 }.sorted { $0.pValue < $1.pValue }.prefix(2).compactMap(\.rect)
+        for rect in strongest where !regions.contains(where: { $0.intersection(rect).area > 0.3 * min($0.area, rect.area) }) {
+            regions.append(rect)
+        }
+        return regions
     }
 
     /// The original's frame shown at `time` (the first at or after it, to a millisecond), `size` large.
