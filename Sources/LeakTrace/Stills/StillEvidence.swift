@@ -101,8 +101,8 @@ public enum StillEvidence {
     /// Where each row's keyed mark is against the marks the still shows, text unread: the mean
     /// stroke strength there and its p-value among the places the row's path could have put it.
     public static func positions(of rows: [StillRowMarks], difference: StillDifference) -> [PositionEvidence] {
-        var decoys: [String: [Double]] = [:]
-        return rows.map { position(of: $0, difference: difference, decoys: &decoys) }
+        var decoys = DecoyTables(difference: difference)
+        return rows.map { position(of: $0, decoys: &decoys) }
     }
 
     /// Each row judged on both readings: `positions` from `positions(of:difference:)`, `readings` from OCR.
@@ -141,41 +141,84 @@ public enum StillEvidence {
         return StillVerdict(readings: readings, ranking: ranking, named: named, forged: forged)
     }
 
-    /// The row's traced mark's mean opacity where its path puts it (the best of its instants),
-    /// and the share of decoy spots, drawn as the path draws them, holding as much (times the
+    /// The row's traced mark's strength where its path puts it (the best of its instants), and
+    /// the share of decoy spots, drawn as the path draws them, holding as much (times the
     /// rectangles tried); (nil, 1) where the still shows none of it.
-    static func position(of row: StillRowMarks, difference: StillDifference, decoys: inout [String: [Double]]) -> PositionEvidence {
-        var best: (opacity: Double, p: Double, rect: PlaneRect)?
+    static func position(of row: StillRowMarks, decoys: inout DecoyTables) -> PositionEvidence {
+        var best: (strokes: Double, p: Double, rect: PlaneRect)?
         let tries = max(1, row.traced.reduce(0) { $0 + $1.rects.count })
         for layer in row.traced {
-            let seen = layer.rects.compactMap { rect in difference.meanStrokes(in: rect).map { (rect: rect, value: $0) } }
+            let seen = layer.rects.compactMap { rect in decoys.difference.meanStrokes(in: rect).map { (rect: rect, value: $0) } }
             guard let strongest = seen.max(by: { $0.value < $1.value }) else { continue }
-            let value = strongest.value
-            let key = "\(layer.footprint)"
-            let values = decoys[key] ?? {
-                let computed = decoyValues(layer.footprint, difference: difference)
-                decoys[key] = computed
-                return computed
-            }()
-            guard !values.isEmpty else { continue }
-            let atLeast = values.filter { $0 >= value }.count
-            let p = min(1, Double(tries) * Double(max(atLeast, 1)) / Double(values.count))
-            if p < best?.p ?? 2 { best = (value, p, strongest.rect) }
+            guard let share = decoys.shareAtLeast(strongest.value, footprint: layer.footprint) else { continue }
+            let p = min(1, Double(tries) * share)
+            if p < best?.p ?? 2 { best = (strongest.value, p, strongest.rect) }
         }
-        return PositionEvidence(strokes: best?.opacity, pValue: best?.p ?? 1, rect: best?.rect)
+        return PositionEvidence(strokes: best?.strokes, pValue: best?.p ?? 1, rect: best?.rect)
     }
 
-    /// The mean opacity at every spot of the decoy grid the still shows.
+    /// The mean stroke strength at every spot of the decoy grid the still shows. A spot's
+    /// left edge depends only on its x and its top only on its y, so each is placed once.
     static func decoyValues(_ footprint: MarkFootprint, difference: StillDifference) -> [Double] {
+        let steps = (0..<decoyGrid).map { 100 * Double($0) / Double(decoyGrid - 1) }
+        let lefts = steps.map { Double(footprint.displayRect(xPercent: $0, yPercent: 0).x) }
+        let tops = steps.map { Double(footprint.displayRect(xPercent: 0, yPercent: $0).y) }
+        let (width, height) = (Double(footprint.width), Double(footprint.height))
         var values: [Double] = []
-        for iy in 0..<decoyGrid {
-            for ix in 0..<decoyGrid {
-                let r = footprint.displayRect(xPercent: 100 * Double(ix) / Double(decoyGrid - 1), yPercent: 100 * Double(iy) / Double(decoyGrid - 1))
-                let rect = PlaneRect(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height))
-                if let value = difference.meanStrokes(in: rect) { values.append(value) }
+        values.reserveCapacity(decoyGrid * decoyGrid)
+        for top in tops {
+            for left in lefts {
+                if let value = difference.meanStrokes(in: PlaneRect(x: left, y: top, width: width, height: height)) { values.append(value) }
             }
         }
         return values
+    }
+}
+
+/// The decoys' values per footprint, sorted, made when first needed. A row whose mark is no
+/// stronger than most places is ranked among the first footprint's decoys (marks of one layer
+/// differ only in their texts' widths); only a row that stands out gets decoys of its own size.
+struct DecoyTables {
+    let difference: StillDifference
+    private var tables: [String: [Double]] = [:]
+    private var first: [Double]?
+    /// Below this share the first footprint's decoys are not trusted for another size.
+    static let exactBelow = 0.05
+
+    init(difference: StillDifference) { self.difference = difference }
+
+    /// The share of decoys of `footprint` at least `value` (at least one decoy's worth); nil when the still shows none.
+    mutating func shareAtLeast(_ value: Double, footprint: MarkFootprint) -> Double? {
+        let generic = first ?? {
+            let made = StillEvidence.decoyValues(footprint, difference: difference).sorted()
+            first = made
+            tables[Self.key(footprint)] = made
+            return made
+        }()
+        guard let rough = Self.share(generic, atLeast: value) else { return nil }
+        guard rough < Self.exactBelow else { return rough }
+        let key = Self.key(footprint)
+        let own = tables[key] ?? {
+            let made = StillEvidence.decoyValues(footprint, difference: difference).sorted()
+            tables[key] = made
+            return made
+        }()
+        return Self.share(own, atLeast: value)
+    }
+
+    static func share(_ sorted: [Double], atLeast value: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] >= value { high = middle } else { low = middle + 1 }
+        }
+        return Double(max(sorted.count - low, 1)) / Double(sorted.count)
+    }
+
+    static func key(_ footprint: MarkFootprint) -> String {
+        let box = footprint.layoutBox
+        return [footprint.width, footprint.height, box.x, box.y, box.width, box.height].map(String.init).joined(separator: ",")
     }
 }
 

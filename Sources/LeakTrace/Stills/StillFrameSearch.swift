@@ -53,6 +53,8 @@ public struct StillFrameSearch {
     public static let featureWidth = 960
     public static let stillFeatureBudget = 2500
     public static let frameFeatureBudget = 1500
+    /// The thumbnails scoring best, around which the original is searched frame by frame.
+    static let bestThumbnails = 6
     /// A placement showing less of the frame than this is looked for again in more detail.
     static let detailCoverage = 0.6
     static let detailWidth = 1280
@@ -60,6 +62,13 @@ public struct StillFrameSearch {
     static let spanMargin = 0.6
 
     public init() {}
+
+    // TEMPORARY: stage timings while tuning.
+    private static let clock = Date()
+    static func trace(_ message: @autoclosure () -> String) {
+        guard ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG"] != nil else { return }
+        FileHandle.standardError.write(Data(String(format: "   {%.2f} ", Date().timeIntervalSince(clock)).utf8 + Array(message().utf8) + [10]))
+    }
 
     /// The still's features, found on the largest level of its pyramid at most `width` wide,
     /// and that level's scale.
@@ -75,7 +84,9 @@ public struct StillFrameSearch {
                       openOriginal: @escaping (Double, (width: Int, height: Int)) throws -> any LumaFrameSource) throws -> StillMatch {
         guard let firstThumbnail = overview.thumbnails.first else { throw StillMatchError.noOriginalFrames }
         let thumbnailSize = (width: firstThumbnail.image.width, height: firstThumbnail.image.height)
+        Self.trace("start")
         let (features, scale) = Self.features(of: still)
+        Self.trace("still features \(features.count)")
         var found = StillPlacementSearch.place(still: features, stillScale: scale, stillSize: (still.width, still.height),
                                                frames: overview.featureFrames, display: overview.display)
         // A still that shows a small part of the frame enlarged (a crop) has few features at the
@@ -93,32 +104,46 @@ public struct StillFrameSearch {
         guard let placement = found else { throw StillMatchError.notFound }
         // The look the placement shows, then the placement made exact on the thumbnail of that
         // look and on its frame at twice the size, then the look again through the exact placement.
+        Self.trace("placed")
         var map = placement.map
         var coarse = try coarseSearch(still, map: map, overview: overview, near: overview.featureFrames[placement.frame].time)
         guard coarse.view.warped.coverage > 0.01 else { throw StillMatchError.notFound }
+        Self.trace("coarse 1")
         map = PlacementRefinement.refine(map, still: still, frame: overview.thumbnails[coarse.best].image, display: overview.display, radius: 6)
+        Self.trace("refined 1")
         let largerSize = (width: 2 * thumbnailSize.width, height: 2 * thumbnailSize.height)
         if let larger = try frame(at: overview.thumbnails[coarse.best].time, size: largerSize, openOriginal: openOriginal) {
             map = PlacementRefinement.refine(map, still: still, frame: larger, display: overview.display, radius: 3)
         }
+        Self.trace("refined 2")
         coarse = try coarseSearch(still, map: map, overview: overview, near: overview.thumbnails[coarse.best].time)
+        Self.trace("coarse 2")
         let (view, fit) = (coarse.view, coarse.fit)
-        let spans = Self.spans(StillTiming.closeToBest(coarse.scores).map { overview.thumbnails[$0].time })
+        // The spans to search frame by frame: around the best thumbnails, and around every
+        // thumbnail the still cannot tell from the best (a slide that stays, several slots long).
+        let thumbnails = overview.thumbnails
+        let ranked = thumbnails.indices.sorted { (coarse.scores[$0], $0) < (coarse.scores[$1], $1) }
+        let alike = thumbnails.indices.filter {
+            StillTiming.indistinguishable(thumbnails[$0].image, from: thumbnails[coarse.best].image, view: view, fit: fit)
+        }
+        let spans = Self.spans(Set(ranked.prefix(Self.bestThumbnails) + alike).map { thumbnails[$0].time })
         let openThumbnails: (Double) throws -> any LumaFrameSource = { try openOriginal($0, thumbnailSize) }
         // Every frame of those spans: the best (pixels alike in every frame add alike to every
-        // score, so the whole view ranks them by where they differ), then again, those the still
-        // cannot tell from it.
+        // score, so the whole view ranks them by where they differ), then those the still cannot
+        // tell from it.
+        var frames: [(time: Double, picture: CompactLuma)] = []
         var best: TimedLuma?
         var bestScore = Double.infinity
         try forEachFrame(in: spans, openOriginal: openThumbnails) { time, picture in
             let score = StillTiming.score(view, frame: picture, fit: fit)
             if score < bestScore { (best, bestScore) = (TimedLuma(time: time, image: picture), score) }
+            frames.append((time, CompactLuma(picture)))
         }
         guard let best else { throw StillMatchError.noOriginalFrames }
-        var times: [Double] = []
-        try forEachFrame(in: spans, openOriginal: openThumbnails) { time, picture in
-            if time == best.time || StillTiming.indistinguishable(picture, from: best.image, view: view, fit: fit) { times.append(time) }
-        }
+        Self.trace("fine 1: \(frames.count) frames in \(spans.count) spans")
+        let times = frames.filter { $0.time == best.time || StillTiming.indistinguishable($0.picture.image, from: best.image, view: view, fit: fit) }
+            .map(\.time)
+        Self.trace("fine 2")
         return StillMatch(map: map, time: best.time, times: times, inliers: placement.inliers, coverage: view.warped.coverage)
     }
 

@@ -103,16 +103,6 @@ public enum StillTiming {
         return count > 0 ? Double(sum) / Double(count) : .infinity
     }
 
-    /// The frames whose scores are close enough to the best to be the look the still shows:
-    /// within a fifth of the way from the best to the typical (median) score, or a grey level.
-    /// (A first, coarse cut: `indistinguishable` decides between frames of one look.)
-    public static func closeToBest(_ scores: [Double]) -> [Int] {
-        guard let best = scores.min(), best.isFinite else { return [] }
-        let typical = scores.sorted()[scores.count / 2]
-        let margin = max(1, 0.2 * (typical - best))
-        return scores.indices.filter { scores[$0] <= best + margin }
-    }
-
     /// Where two frames differ by more than this many grey levels, the still can tell them apart.
     static let distinctLevels: Float = 12
     /// Fewer differing pixels than this on the grid (a few pixels of a pointer) cannot tell frames apart.

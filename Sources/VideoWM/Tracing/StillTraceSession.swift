@@ -7,8 +7,9 @@ import Overlay
 /// the two (`StillDifference`), their text read by Tesseract (`StillMarkReader`), and each row
 /// judged on both readings (`StillEvidence`).
 final class StillTraceSession {
-    /// The original's frame at the still's instant is compared at most this wide.
-    static let comparisonWidth = 960
+    /// The original's frame at the still's instant is compared at most this wide (its marks'
+    /// letters a dozen pixels tall or more: OCR reads them from the still itself, enlarged).
+    static let comparisonWidth = 640
 
     let request: LeakTraceRequest
     let config: WatermarkConfig
@@ -26,6 +27,7 @@ final class StillTraceSession {
         let marks = try traceRows.traceableMarks(config: config)
         original = try GreyVideo(path: request.original)
         rows = try StillRows(config: config, rows: traceRows, traced: marks.traced, original: original.description)
+        debug("init: still rows")
     }
 
     // TEMPORARY: timings while tuning.
@@ -69,7 +71,9 @@ final class StillTraceSession {
         // Where each row's keyed mark is against the marks found, text unread; then the text of
         // the marks found, and of the places the strongest rows' keys point at.
         let rowMarks = rows.marks(at: match.times)
+        debug("difference and row marks")
         let positions = StillEvidence.positions(of: rowMarks, difference: difference)
+        debug("positions")
         let boxes = Self.regionsToRead(marked: difference.markedBoxes(lineHeight: rows.lineHeight), positions: positions)
         debug("difference: blur \(difference.blurRadius), fit \(difference.fit), boxes \(boxes)")
         let readings = try StillMarkReader(characters: rows.characters)
