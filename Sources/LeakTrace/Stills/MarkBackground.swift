@@ -97,6 +97,17 @@ public struct MarkBackground: Sendable {
         return opacity
     }
 
+    /// How far each pixel of `still` goes beyond what the original allows there, either way
+    /// (grey levels, 0 within the range): a mark's text and its shadow alike.
+    public func excess(of still: WarpedPicture) -> [Float] {
+        precondition(still.image.pixels.count == level.pixels.count, "one grid")
+        return still.image.pixels.indices.map { i in
+            guard still.valid[i] else { return 0 }
+            let value = still.image.pixels[i], top = fit.apply(high.pixels[i]), bottom = fit.apply(low.pixels[i])
+            return value > top ? value - top : (value < bottom ? bottom - value : 0)
+        }
+    }
+
     /// The smallest and largest value of each pixel's 3×3 neighbourhood (edges repeated).
     static func neighbourhoodRange(_ image: LumaImage) -> (low: LumaImage, high: LumaImage) {
         let width = image.width, height = image.height

@@ -82,7 +82,7 @@ public struct StillDifference: Sendable {
     /// `threshold`, joined across gaps of up to `gap` display pixels along a line and one row
     /// down, kept when about the height a mark's line has (`lineHeight`, display pixels) and
     /// wider than tall. The strongest first (by their summed opacity).
-    public func markedBoxes(lineHeight: Double, threshold: Float = 0.08, maximumCount: Int = 4) -> [PlaneRect] {
+    public func markedBoxes(lineHeight: Double, threshold: Float = 0.08, maximumCount: Int = 3) -> [PlaneRect] {
         let gap = max(1, Int((lineHeight * 0.6 * scale).rounded()))
         var marked = [Bool](repeating: false, count: width * height)
         for i in strokes.indices { marked[i] = strokes[i] >= threshold }
@@ -95,8 +95,28 @@ public struct StillDifference: Sendable {
                 lastMarked = x
             }
         }
-        let components = ConnectedComponents.boxes(joined, width: width, height: height)
+        var components = ConnectedComponents.boxes(joined, width: width, height: height)
         let low = lineHeight * 0.5 * scale, high = lineHeight * 2.6 * scale
+        components = components.filter { Double($0.maxY - $0.minY) <= high }
+        // Pieces of one line (a mark broken where the picture under it hides it) joined: they
+        // overlap vertically by half the smaller and lie within two line heights of each other.
+        var merged = true
+        while merged {
+            merged = false
+            outer: for a in components.indices {
+                for b in components.indices where b > a {
+                    let first = components[a], second = components[b]
+                    let overlap = min(first.maxY, second.maxY) - max(first.minY, second.minY)
+                    let gapX = max(first.minX, second.minX) - min(first.maxX, second.maxX)
+                    guard Double(overlap) >= 0.5 * Double(min(first.maxY - first.minY, second.maxY - second.minY)),
+                          Double(gapX) <= 2 * lineHeight * scale else { continue }
+                    components[a] = (min(first.minX, second.minX), min(first.minY, second.minY), max(first.maxX, second.maxX), max(first.maxY, second.maxY))
+                    components.remove(at: b)
+                    merged = true
+                    break outer
+                }
+            }
+        }
         let boxes = components.filter { box in
             let boxHeight = Double(box.maxY - box.minY), boxWidth = Double(box.maxX - box.minX)
             return boxHeight >= low && boxHeight <= high && boxWidth >= boxHeight

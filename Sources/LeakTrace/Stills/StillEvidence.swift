@@ -31,13 +31,13 @@ public struct StillRowMarks: Sendable {
 
 /// A line OCR read in the still.
 public struct MarkReading: Sendable, Equatable {
-    public enum Source: String, Sendable { case opacity, picture }
+    public enum Source: String, Sendable { case opacity, difference, picture }
     public var text: String
     /// Tesseract's confidence, 0…100.
     public var confidence: Double
     /// Where it was read, in the original's display pixels.
     public var box: PlaneRect
-    /// Read from the marks' opacity map, or from the still's own pixels.
+    /// Read from the marks' opacity map, from how far the still differs from the frame, or from the still's own pixels.
     public var source: Source
 
     public init(text: String, confidence: Double, box: PlaneRect, source: Source) {

@@ -26,9 +26,8 @@ struct StillMarkReader {
               lineHeight: Double, marks: MarkColors) -> [MarkReading] {
         var readings: [MarkReading] = []
         for box in boxes {
-            // Generous below: a light mark's lower half over a light slide may not have shown.
-            let region = PlaneRect(minX: box.minX - 0.8 * lineHeight, minY: box.minY - 0.6 * lineHeight,
-                                   maxX: box.maxX + 0.8 * lineHeight, maxY: box.maxY + 0.9 * lineHeight)
+            let region = PlaneRect(minX: box.minX - 0.8 * lineHeight, minY: box.minY - 0.45 * lineHeight,
+                                   maxX: box.maxX + 0.8 * lineHeight, maxY: box.maxY + 0.5 * lineHeight)
             let scale = min(Self.capitalHeight / max(lineHeight, 1), Self.maximumWidth / max(region.width, 1))
             let width = max(8, Int((region.width * scale).rounded())), height = max(8, Int((region.height * scale).rounded()))
             let cut = still.warped(by: map, region: region, width: width, height: height)
@@ -37,7 +36,8 @@ struct StillMarkReader {
             let background = difference.background.resampled(from: grid, width: width, height: height)
             let pictures: [(LumaImage, MarkReading.Source)] = [
                 (Self.inkPicture(background.opacity(of: cut, marks: marks), width: width, height: height, opacity: marks.opacity), .opacity),
-                (Self.ownPicture(cut, background: background.level, fit: difference.fit, markLuma: marks.levels[0]), .picture),
+                (Self.inkPicture(background.excess(of: cut), width: width, height: height), .difference),
+                (Self.ownPicture(cut, lineHeight: lineHeight * scale, markIsLighter: marks.levels[0] > background.level.mean), .picture),
             ]
             for (picture, source) in pictures {
                 if let folder = ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG_DIR"] {
@@ -63,20 +63,22 @@ struct StillMarkReader {
         return LumaImage(width: width, height: height, pixels: opacity.map { 255 * (1 - min($0 * scale, 1)) })
     }
 
-    /// The still's pixels, stretched to the full range, turned so that a mark lighter than the
-    /// picture under it reads dark on light.
-    static func ownPicture(_ cut: WarpedPicture, background: LumaImage, fit: PhotometricFit, markLuma: Float) -> LumaImage {
-        let seen = cut.valid.indices.filter { cut.valid[$0] }.map { cut.image.pixels[$0] }.sorted()
-        guard seen.count > 16 else { return LumaImage(width: cut.image.width, height: cut.image.height, filledWith: 255) }
-        let low = seen[seen.count / 50], high = seen[seen.count - 1 - seen.count / 50]
-        let backgroundLevel = background.pixels.sorted()[background.pixels.count / 2]
-        let invert = fit.apply(markLuma) > fit.apply(backgroundLevel)
-        let range = max(high - low, 1)
-        let pixels = cut.image.pixels.indices.map { i -> Float in
-            guard cut.valid[i] else { return 255 }
-            let stretched = min(max((cut.image.pixels[i] - low) / range, 0), 1) * 255
-            return invert ? 255 - stretched : stretched
-        }
-        return LumaImage(width: cut.image.width, height: cut.image.height, pixels: pixels)
+    /// Differences as ink, black at the strongest (the 98th percentile), white where none.
+    static func inkPicture(_ excess: [Float], width: Int, height: Int) -> LumaImage {
+        let sorted = excess.filter { $0 > 0 }.sorted()
+        let strong = sorted.isEmpty ? 1 : max(sorted[sorted.count * 98 / 100], 4)
+        return LumaImage(width: width, height: height, pixels: excess.map { 255 * (1 - min($0 / strong, 1)) })
+    }
+
+    /// The still's own pixels with the picture's slow changes taken away (less a blur as wide
+    /// as half a line), stretched, turned so that a mark lighter than what is under it reads dark.
+    static func ownPicture(_ cut: WarpedPicture, lineHeight: Double, markIsLighter: Bool) -> LumaImage {
+        let image = cut.image
+        let even = image.boxBlurred(radius: max(2, Int(lineHeight / 2)))
+        let detail = zip(image.pixels, even.pixels).map { ($0 - $1) * (markIsLighter ? -1 : 1) }
+        let sorted = detail.map(abs).sorted()
+        let strong = max(sorted.isEmpty ? 1 : sorted[sorted.count * 98 / 100], 4)
+        let pixels = detail.indices.map { cut.valid[$0] ? 255 * min(max(0.5 + 0.5 * detail[$0] / strong, 0), 1) : 255 }
+        return LumaImage(width: image.width, height: image.height, pixels: pixels)
     }
 }
