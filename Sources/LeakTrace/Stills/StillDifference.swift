@@ -35,7 +35,8 @@ public struct StillDifference: Sendable {
         width = original.width
         height = original.height
         valid = still.valid
-        background = MarkBackground(still: still, original: original)
+        // Tones fitted in blocks of a line's height.
+        background = MarkBackground(still: still, original: original, block: max(8, Int((lineHeight * scale).rounded())))
         opacity = background.opacity(of: still, marks: marks)
         // A stroke is about a tenth of the capitals' height: compared with the mean over a third of it.
         let radius = max(1, Int((lineHeight * scale / 6).rounded()))
@@ -108,8 +109,10 @@ public struct StillDifference: Sendable {
                     let first = components[a], second = components[b]
                     let overlap = min(first.maxY, second.maxY) - max(first.minY, second.minY)
                     let gapX = max(first.minX, second.minX) - min(first.maxX, second.maxX)
-                    guard Double(overlap) >= 0.5 * Double(min(first.maxY - first.minY, second.maxY - second.minY)),
-                          Double(gapX) <= 2 * lineHeight * scale else { continue }
+                    let heights = (Double(first.maxY - first.minY), Double(second.maxY - second.minY))
+                    // Pieces of text, not a thin rule or an edge running through them.
+                    guard min(heights.0, heights.1) >= 0.4 * max(heights.0, heights.1), min(heights.0, heights.1) >= low,
+                          Double(overlap) >= 0.5 * min(heights.0, heights.1), Double(gapX) <= 2 * lineHeight * scale else { continue }
                     components[a] = (min(first.minX, second.minX), min(first.minY, second.minY), max(first.maxX, second.maxX), max(first.maxY, second.maxY))
                     components.remove(at: b)
                     merged = true

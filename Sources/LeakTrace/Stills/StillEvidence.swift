@@ -157,6 +157,30 @@ public enum StillEvidence {
         return PositionEvidence(strokes: best?.strokes, pValue: best?.p ?? 1, rect: best?.rect)
     }
 
+    /// The places where a mark of `footprint`'s size holds the most strokes, strongest first,
+    /// none overlapping another by more than a third: where to read text, found by the marks'
+    /// known size rather than by guessing where a line of glyphs begins and ends.
+    public static func strongestPlaces(for footprint: MarkFootprint, difference: StillDifference, count: Int) -> [PlaneRect] {
+        let steps = (0..<decoyGrid).map { 100 * Double($0) / Double(decoyGrid - 1) }
+        let lefts = steps.map { Double(footprint.displayRect(xPercent: $0, yPercent: 0).x) }
+        let tops = steps.map { Double(footprint.displayRect(xPercent: 0, yPercent: $0).y) }
+        let (width, height) = (Double(footprint.width), Double(footprint.height))
+        var spots: [(rect: PlaneRect, value: Double)] = []
+        for top in tops {
+            for left in lefts {
+                let rect = PlaneRect(x: left, y: top, width: width, height: height)
+                if let value = difference.meanStrokes(in: rect) { spots.append((rect, value)) }
+            }
+        }
+        spots.sort { $0.value > $1.value }
+        var chosen: [PlaneRect] = []
+        for spot in spots where chosen.count < count {
+            if chosen.contains(where: { $0.intersection(spot.rect).area > spot.rect.area / 3 }) { continue }
+            chosen.append(spot.rect)
+        }
+        return chosen
+    }
+
     /// The mean stroke strength at every spot of the decoy grid the still shows. A spot's
     /// left edge depends only on its x and its top only on its y, so each is placed once.
     static func decoyValues(_ footprint: MarkFootprint, difference: StillDifference) -> [Double] {

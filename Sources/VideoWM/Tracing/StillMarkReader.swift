@@ -26,8 +26,9 @@ struct StillMarkReader {
               lineHeight: Double, marks: MarkColors) -> [MarkReading] {
         var readings: [MarkReading] = []
         for box in boxes {
-            let region = PlaneRect(minX: box.minX - 0.8 * lineHeight, minY: box.minY - 0.45 * lineHeight,
-                                   maxX: box.maxX + 0.8 * lineHeight, maxY: box.maxY + 0.5 * lineHeight)
+            // Wider than the place: a row's text may be longer than the typical one.
+            let region = PlaneRect(minX: box.minX - 0.25 * box.width, minY: box.minY - 0.3 * lineHeight,
+                                   maxX: box.maxX + 0.25 * box.width, maxY: box.maxY + 0.3 * lineHeight)
             let scale = min(Self.capitalHeight / max(lineHeight, 1), Self.maximumWidth / max(region.width, 1))
             let width = max(8, Int((region.width * scale).rounded())), height = max(8, Int((region.height * scale).rounded()))
             let cut = still.warped(by: map, region: region, width: width, height: height)
@@ -45,7 +46,8 @@ struct StillMarkReader {
                     let bytes = Array(header.utf8) + picture.pixels.map { UInt8(min(max($0, 0), 255)) }
                     FileManager.default.createFile(atPath: "\(folder)/ocr-\(readings.count)-\(source.rawValue).pgm", contents: Data(bytes))
                 }
-                for line in recognizer.read(picture, layout: .singleLine).lines where !line.words.isEmpty {
+                let inked = Self.withoutRules(Self.binarized(picture), longest: Int(3 * Self.capitalHeight))
+                for line in recognizer.read(inked, layout: .singleLine).lines where !line.words.isEmpty {
                     let box = line.box
                     readings.append(MarkReading(text: line.text, confidence: line.confidence,
                                                 box: PlaneRect(minX: region.minX + box.minX / scale, minY: region.minY + box.minY / scale,
@@ -55,6 +57,48 @@ struct StillMarkReader {
             }
         }
         return readings
+    }
+
+    /// Ink and paper apart: the picture softened over 3×3 pixels (a photograph's grain and a
+    /// JPEG's blocks would break strokes), then black below Otsu's threshold, white above.
+    /// Tesseract binarises too, but on these faint, grainy pictures its threshold loses letters.
+    static func binarized(_ picture: LumaImage) -> LumaImage {
+        let soft = picture.boxBlurred(radius: 1)
+        var histogram = [Double](repeating: 0, count: 256)
+        for value in soft.pixels { histogram[Int(min(max(value, 0), 255))] += 1 }
+        let total = Double(soft.pixels.count)
+        let sum = histogram.indices.reduce(0.0) { $0 + Double($1) * histogram[$1] }
+        var below = 0.0, belowSum = 0.0, best = (spread: -1.0, threshold: 128)
+        for threshold in 0..<255 {
+            below += histogram[threshold]
+            belowSum += Double(threshold) * histogram[threshold]
+            let above = total - below
+            guard below > 0, above > 0 else { continue }
+            let difference = belowSum / below - (sum - belowSum) / above
+            let spread = below * above * difference * difference
+            if spread > best.spread { best = (spread, threshold) }
+        }
+        let cut = Float(best.threshold)
+        return LumaImage(width: picture.width, height: picture.height, pixels: soft.pixels.map { $0 <= cut ? 0 : 255 })
+    }
+
+    /// Runs of ink longer than `longest` pixels along a row (a progress bar, an edge, a rule under
+    /// the text) turned to paper: no letter is that wide, and Tesseract reads underlined text badly.
+    static func withoutRules(_ picture: LumaImage, longest: Int) -> LumaImage {
+        var pixels = picture.pixels
+        let width = picture.width
+        for y in 0..<picture.height {
+            var start: Int?
+            for x in 0...width {
+                let ink = x < width && pixels[y * width + x] == 0
+                if ink, start == nil { start = x }
+                if !ink, let first = start {
+                    if x - first > longest { for clear in first..<x { pixels[y * width + clear] = 255 } }
+                    start = nil
+                }
+            }
+        }
+        return LumaImage(width: width, height: picture.height, pixels: pixels)
     }
 
     /// Opacities as ink: full black at about the layer's own opacity, white where nothing is.

@@ -83,10 +83,17 @@ struct StillRows {
         }
     }
 
-    /// Every character the rows' texts hold, the only ones OCR is allowed to read (upper and lower case alike).
+    /// The traced layer's footprint of median width over the rows: what a mark in the still
+    /// looks like in size, whoever drew it.
+    var typicalFootprint: MarkFootprint? {
+        let footprints = rows.compactMap { $0.first { $0.traced }?.footprint }.sorted { $0.width < $1.width }
+        return footprints.isEmpty ? nil : footprints[footprints.count / 2]
+    }
+
+    /// Every character the rows' texts hold, the only ones OCR is allowed to read.
     var characters: String {
         var set = Set<Character>()
-        for row in rows { for layer in row { if let text = layer.text { set.formUnion(text.lowercased()); set.formUnion(text.uppercased()) } } }
+        for row in rows { for layer in row { if let text = layer.text { set.formUnion(text) } } }
         set.remove(" ")
         return String(set.sorted())
     }

@@ -72,9 +72,17 @@ final class StillTraceSession {
         // the marks found, and of the places the strongest rows' keys point at.
         let rowMarks = rows.marks(at: match.times)
         debug("difference and row marks")
+        if let folder = ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG_DIR"] {
+            for (name, values, gain) in [("opacity", difference.opacity, Float(255)), ("strokes", difference.strokes, Float(1000)),
+                                         ("view", view.image.pixels, Float(1)), ("frame", frame.pixels, Float(1))] {
+                let bytes = Array("P5 \(size.width) \(size.height) 255\n".utf8) + values.map { UInt8(min(max($0 * gain, 0), 255)) }
+                FileManager.default.createFile(atPath: "\(folder)/map-\(name).pgm", contents: Data(bytes))
+            }
+        }
         let positions = StillEvidence.positions(of: rowMarks, difference: difference)
         debug("positions")
-        let boxes = Self.regionsToRead(marked: difference.markedBoxes(lineHeight: rows.lineHeight), positions: positions)
+        let places = rows.typicalFootprint.map { StillEvidence.strongestPlaces(for: $0, difference: difference, count: 3) } ?? []
+        let boxes = Self.regionsToRead(marked: places, positions: positions)
         debug("difference: blur \(difference.blurRadius), fit \(difference.fit), boxes \(boxes)")
         let readings = try StillMarkReader(characters: rows.characters)
             .read(boxes, still: still, map: match.map, difference: difference, lineHeight: rows.lineHeight, marks: rows.marks)
