@@ -46,20 +46,28 @@ public struct StillDifference: Sendable {
         validTable = Self.summedArea(still.valid.map { $0 ? 1 : 0 }, width: width, height: height)
     }
 
-    /// The mean stroke strength over the seen pixels of a display rectangle; nil when less than
-    /// `minimumSeen` of it is seen.
-    public func meanStrokes(in rect: PlaneRect, minimumSeen: Double = 0.5) -> Double? {
+    /// How much a display rectangle stands out as a mark: the mean stroke strength over its seen
+    /// pixels less the mean over a band around it as wide as `ring` display pixels (a rectangle
+    /// a little off a mark keeps most of its strokes, but finds some in its band: the band makes
+    /// the value peak where the rectangle fits the mark). Nil when less than `minimumSeen` of
+    /// the rectangle is seen.
+    public func markStrength(in rect: PlaneRect, ring: Double, minimumSeen: Double = 0.5) -> Double? {
+        guard let inside = sums(rect), inside.seen >= max(4, minimumSeen * rect.area * scale * scale) else { return nil }
+        let mean = inside.strokes / inside.seen
+        guard ring > 0, let around = sums(rect.insetBy(dx: -ring, dy: -ring)), around.seen - inside.seen >= 4 else { return mean }
+        return mean - (around.strokes - inside.strokes) / (around.seen - inside.seen)
+    }
+
+    /// The summed strokes and seen pixels of a display rectangle (clipped to the grid).
+    private func sums(_ rect: PlaneRect) -> (strokes: Double, seen: Double)? {
         let x0 = min(max(Int((rect.minX * scale).rounded()), 0), width), x1 = min(max(Int((rect.maxX * scale).rounded()), 0), width)
         let y0 = min(max(Int((rect.minY * scale).rounded()), 0), height), y1 = min(max(Int((rect.maxY * scale).rounded()), 0), height)
-        let area = Double(max(1, Int((rect.width * scale).rounded()) * Int((rect.height * scale).rounded())))
         guard x1 > x0, y1 > y0 else { return nil }
         let stride = width + 1
         func sum(_ table: [Double]) -> Double {
             table[y1 * stride + x1] - table[y0 * stride + x1] - table[y1 * stride + x0] + table[y0 * stride + x0]
         }
-        let seen = sum(validTable)
-        guard seen >= max(4, minimumSeen * area) else { return nil }
-        return sum(strokeTable) / seen
+        return (sum(strokeTable), sum(validTable))
     }
 
     static func summedArea(_ values: [Float], width: Int, height: Int) -> [Double] {
@@ -77,92 +85,5 @@ public struct StillDifference: Sendable {
             }
         }
         return table
-    }
-
-    /// Boxes (display pixels) around runs of marked pixels: pixels whose stroke strength reaches
-    /// `threshold`, joined across gaps of up to `gap` display pixels along a line and one row
-    /// down, kept when about the height a mark's line has (`lineHeight`, display pixels) and
-    /// wider than tall. The strongest first (by their summed opacity).
-    public func markedBoxes(lineHeight: Double, threshold: Float = 0.08, maximumCount: Int = 3) -> [PlaneRect] {
-        let gap = max(1, Int((lineHeight * 0.6 * scale).rounded()))
-        var marked = [Bool](repeating: false, count: width * height)
-        for i in strokes.indices { marked[i] = strokes[i] >= threshold }
-        // Close gaps between letters along each row.
-        var joined = marked
-        for y in 0..<height {
-            var lastMarked: Int?
-            for x in 0..<width where marked[y * width + x] {
-                if let last = lastMarked, x - last <= gap { for fill in last..<x { joined[y * width + fill] = true } }
-                lastMarked = x
-            }
-        }
-        var components = ConnectedComponents.boxes(joined, width: width, height: height)
-        let low = lineHeight * 0.5 * scale, high = lineHeight * 2.6 * scale
-        components = components.filter { Double($0.maxY - $0.minY) <= high }
-        // Pieces of one line (a mark broken where the picture under it hides it) joined: they
-        // overlap vertically by half the smaller and lie within two line heights of each other.
-        var merged = true
-        while merged {
-            merged = false
-            outer: for a in components.indices {
-                for b in components.indices where b > a {
-                    let first = components[a], second = components[b]
-                    let overlap = min(first.maxY, second.maxY) - max(first.minY, second.minY)
-                    let gapX = max(first.minX, second.minX) - min(first.maxX, second.maxX)
-                    let heights = (Double(first.maxY - first.minY), Double(second.maxY - second.minY))
-                    // Pieces of text, not a thin rule or an edge running through them.
-                    guard min(heights.0, heights.1) >= 0.4 * max(heights.0, heights.1), min(heights.0, heights.1) >= low,
-                          Double(overlap) >= 0.5 * min(heights.0, heights.1), Double(gapX) <= 2 * lineHeight * scale else { continue }
-                    components[a] = (min(first.minX, second.minX), min(first.minY, second.minY), max(first.maxX, second.maxX), max(first.maxY, second.maxY))
-                    components.remove(at: b)
-                    merged = true
-                    break outer
-                }
-            }
-        }
-        let boxes = components.filter { box in
-            let boxHeight = Double(box.maxY - box.minY), boxWidth = Double(box.maxX - box.minX)
-            return boxHeight >= low && boxHeight <= high && boxWidth >= boxHeight
-        }
-        func strength(_ box: (minX: Int, minY: Int, maxX: Int, maxY: Int)) -> Float {
-            var sum: Float = 0
-            for y in box.minY..<box.maxY { for x in box.minX..<box.maxX { sum += strokes[y * width + x] } }
-            return sum
-        }
-        let ranked: [(box: (minX: Int, minY: Int, maxX: Int, maxY: Int), strength: Float)] = boxes.map { ($0, strength($0)) }
-        let strongest = ranked.sorted { $0.strength > $1.strength }.prefix(maximumCount)
-        return strongest.map { entry -> PlaneRect in
-            let box = entry.box
-            return PlaneRect(minX: Double(box.minX) / scale, minY: Double(box.minY) / scale,
-                             maxX: Double(box.maxX) / scale, maxY: Double(box.maxY) / scale)
-        }
-    }
-}
-
-/// Bounding boxes of 8-connected regions of true pixels.
-enum ConnectedComponents {
-    static func boxes(_ mask: [Bool], width: Int, height: Int) -> [(minX: Int, minY: Int, maxX: Int, maxY: Int)] {
-        var seen = [Bool](repeating: false, count: mask.count)
-        var boxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
-        var stack: [Int] = []
-        for start in mask.indices where mask[start] && !seen[start] {
-            var box = (minX: Int.max, minY: Int.max, maxX: Int.min, maxY: Int.min)
-            stack.append(start)
-            seen[start] = true
-            while let index = stack.popLast() {
-                let x = index % width, y = index / width
-                box = (min(box.minX, x), min(box.minY, y), max(box.maxX, x + 1), max(box.maxY, y + 1))
-                for dy in -1...1 {
-                    for dx in -1...1 {
-                        let nx = x + dx, ny = y + dy
-                        guard nx >= 0, ny >= 0, nx < width, ny < height else { continue }
-                        let n = ny * width + nx
-                        if mask[n] && !seen[n] { seen[n] = true; stack.append(n) }
-                    }
-                }
-            }
-            boxes.append(box)
-        }
-        return boxes
     }
 }

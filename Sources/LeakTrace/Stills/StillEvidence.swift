@@ -15,7 +15,13 @@ public struct StillRowMarks: Sendable {
         public var text: [Character]
         /// Where the layer draws it at each instant.
         public var rects: [PlaneRect]
-        public init(text: [Character], rects: [PlaneRect]) { self.text = text; self.rects = rects }
+        /// The layer's footprint when its path is keyed (its place is then evidence), nil for a fixed layer.
+        public var footprint: MarkFootprint?
+        public init(text: [Character], rects: [PlaneRect], footprint: MarkFootprint? = nil) {
+            self.text = text
+            self.rects = rects
+            self.footprint = footprint
+        }
     }
 
     /// The row's layers whose place depends on the row (their path is keyed).
@@ -92,7 +98,7 @@ public struct StillVerdict: Sendable {
 
 public enum StillEvidence {
     /// Decoy spots per axis: the uniform grid over the path's 0…100 % that a row's position is ranked in.
-    static let decoyGrid = 161
+    static let decoyGrid = 201
     /// A reading whose text p-value is at most this says something about where the row's mark should be.
     static let placingLevel = 0.01
     /// How far (in the mark's heights) a reading may sit from where the row's copy draws its text.
@@ -123,12 +129,29 @@ public enum StillEvidence {
                     return grown.intersection(box).area >= 0.5 * min(box.area, rect.area)
                 }
             }
-            let position = positions[index]
+            var position = positions[index]
+            // Where the text was read is evidence of place too: the chance that the row's path
+            // put its mark over the reading as well as it did. (Places read are found without
+            // regard to any row, so the chance is exact.) The better of the two places, paid for.
+            if let best, pText <= placingLevel, let footprint = row.texts[best.text].footprint {
+                let cover = Self.locationPValue(box: candidates.boxes[best.candidate], rects: row.texts[best.text].rects, footprint: footprint)
+                position.pValue = min(1, 2 * min(position.pValue, cover))
+            }
             // A text read where the row's copy does not put it is no evidence for the row.
             let terms = located == false ? [position.pValue] : [pText, position.pValue]
             let logP = Significance.logChiSquareTail(-2 * terms.reduce(0) { $0 + log(max($1, 1e-300)) }, halfDegreesOfFreedom: terms.count)
-            let score = RowScore(row: index, slotsUsed: 1, log10PValue: logP / log(10),
-                                 log10FalseMatch: Significance.logAnyOf(trials: rows.count, logP: logP) / log(10))
+            var logFalseMatch = Significance.logAnyOf(trials: rows.count, logP: logP)
+            // Or the text as a choice, the place as the test: given the picture, the rows whose
+            // texts read best are known before any key is looked at, and each innocent one's
+            // place is where the key put it, at random: the chance that any of them sits where the
+            // marks are is their number times the place's p-value. Either way is valid; the better
+            // one is taken, and paid for twice.
+            if located != false, text.picked.contains(index) {
+                let chosen = log(Double(text.picked.count)) + log(max(position.pValue, 1e-300))
+                logFalseMatch = min(logFalseMatch, chosen)
+            }
+            logFalseMatch = min(0, logFalseMatch + log(2))
+            let score = RowScore(row: index, slotsUsed: 1, log10PValue: logP / log(10), log10FalseMatch: logFalseMatch / log(10))
             evidence.append(StillRowEvidence(row: index, readings: best.map { candidates.members[$0.candidate] } ?? [],
                                              alignment: best?.alignment, textPValue: pText, located: located, markOpacity: position.strokes,
                                              positionPValue: position.pValue, score: score))
@@ -148,7 +171,7 @@ public enum StillEvidence {
         var best: (strokes: Double, p: Double, rect: PlaneRect)?
         let tries = max(1, row.traced.reduce(0) { $0 + $1.rects.count })
         for layer in row.traced {
-            let seen = layer.rects.compactMap { rect in decoys.difference.meanStrokes(in: rect).map { (rect: rect, value: $0) } }
+            let seen = layer.rects.compactMap { rect in decoys.difference.markStrength(in: rect, ring: Self.ring(of: layer.footprint)).map { (rect: rect, value: $0) } }
             guard let strongest = seen.max(by: { $0.value < $1.value }) else { continue }
             guard let share = decoys.shareAtLeast(strongest.value, footprint: layer.footprint) else { continue }
             let p = min(1, Double(tries) * share)
@@ -169,7 +192,7 @@ public enum StillEvidence {
         for top in tops {
             for left in lefts {
                 let rect = PlaneRect(x: left, y: top, width: width, height: height)
-                if let value = difference.meanStrokes(in: rect) { spots.append((rect, value)) }
+                if let value = difference.markStrength(in: rect, ring: ring(of: footprint)) { spots.append((rect, value)) }
             }
         }
         spots.sort { $0.value > $1.value }
@@ -181,6 +204,44 @@ public enum StillEvidence {
         return chosen
     }
 
+    /// The band around a mark's rectangle its strength is measured against: a third of its height.
+    static func ring(of footprint: MarkFootprint) -> Double { Double(footprint.height) / 3 }
+
+    /// Steps per axis of the grid the location's chance is counted on.
+    static let locationGrid = 1001
+
+    /// The chance that a place the row's path could draw (uniform in x and y percent) covers
+    /// `box` as much as the best of `rects` does, times the rectangles tried (one per distinct
+    /// instant): a mark's rectangle covers a box by the product of its overlaps along each axis,
+    /// and each axis's left edge or top depends on one percentage only.
+    static func locationPValue(box: PlaneRect, rects: [PlaneRect], footprint: MarkFootprint) -> Double {
+        guard box.area > 0, !rects.isEmpty else { return 1 }
+        let observed = rects.map { $0.intersection(box).area }.max() ?? 0
+        guard observed > 0 else { return 1 }
+        let steps = (0..<locationGrid).map { 100 * Double($0) / Double(locationGrid - 1) }
+        let (width, height) = (Double(footprint.width), Double(footprint.height))
+        let overlapsX = steps.map { percent -> Double in
+            let left = Double(footprint.displayRect(xPercent: percent, yPercent: 0).x)
+            return max(0, min(left + width, box.maxX) - max(left, box.minX))
+        }
+        let overlapsY = steps.map { percent -> Double in
+            let top = Double(footprint.displayRect(xPercent: 0, yPercent: percent).y)
+            return max(0, min(top + height, box.maxY) - max(top, box.minY))
+        }.sorted()
+        var count = 0
+        for overlap in overlapsX where overlap > 0 {
+            let needed = observed / overlap - 1e-9
+            var low = 0, high = overlapsY.count
+            while low < high {
+                let middle = (low + high) / 2
+                if overlapsY[middle] >= needed { high = middle } else { low = middle + 1 }
+            }
+            count += overlapsY.count - low
+        }
+        let share = Double(max(count, 1)) / Double(locationGrid * locationGrid)
+        return min(1, Double(rects.count) * share)
+    }
+
     /// The mean stroke strength at every spot of the decoy grid the still shows. A spot's
     /// left edge depends only on its x and its top only on its y, so each is placed once.
     static func decoyValues(_ footprint: MarkFootprint, difference: StillDifference) -> [Double] {
@@ -188,11 +249,12 @@ public enum StillEvidence {
         let lefts = steps.map { Double(footprint.displayRect(xPercent: $0, yPercent: 0).x) }
         let tops = steps.map { Double(footprint.displayRect(xPercent: 0, yPercent: $0).y) }
         let (width, height) = (Double(footprint.width), Double(footprint.height))
+        let band = ring(of: footprint)
         var values: [Double] = []
         values.reserveCapacity(decoyGrid * decoyGrid)
         for top in tops {
             for left in lefts {
-                if let value = difference.meanStrokes(in: PlaneRect(x: left, y: top, width: width, height: height)) { values.append(value) }
+                if let value = difference.markStrength(in: PlaneRect(x: left, y: top, width: width, height: height), ring: band) { values.append(value) }
             }
         }
         return values
@@ -307,7 +369,22 @@ struct TextEvidence {
             return found
         }
         sortedScores = best.map { $0?.alignment.score ?? 0 }.sorted()
+        // The rows the text picks: those reading within one edit of the best, when the best
+        // agrees on enough distinctive characters to pick anything.
+        let found = best
+        let strongest = found.compactMap { $0 }.max { $0.alignment.score < $1.alignment.score }
+        if let strongest, strongest.alignment.distinctiveMatches >= Self.pickingMatches {
+            let top = strongest.alignment.score
+            picked = Set(found.indices.filter { (found[$0]?.alignment.score ?? Int.min) >= top - 1 })
+        } else {
+            picked = []
+        }
     }
+
+    /// Distinctive characters the best reading must agree on for the text to pick rows.
+    static let pickingMatches = 5
+    /// The rows whose texts read best (within an edit of the best): the text's candidates.
+    let picked: Set<Int>
 
     /// The chance that a text unrelated to the row reads this much like it: the union bound over
     /// the readings tried, and at least the share of other rows whose text reads as well.

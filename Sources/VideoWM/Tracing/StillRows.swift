@@ -77,7 +77,9 @@ struct StillRows {
                     if !rects.contains(rect) { rects.append(rect) }
                 }
                 if layer.traced { traced.append(StillRowMarks.Traced(footprint: layer.footprint, rects: rects)) }
-                if let text = layer.text { texts.append(StillRowMarks.Text(text: OCRCanonicalText.of(text), rects: rects)) }
+                if let text = layer.text {
+                    texts.append(StillRowMarks.Text(text: OCRCanonicalText.of(text), rects: rects, footprint: layer.traced ? layer.footprint : nil))
+                }
             }
             return StillRowMarks(traced: traced, texts: texts)
         }

@@ -81,8 +81,9 @@ final class StillTraceSession {
         }
         let positions = StillEvidence.positions(of: rowMarks, difference: difference)
         debug("positions")
-        let places = rows.typicalFootprint.map { StillEvidence.strongestPlaces(for: $0, difference: difference, count: 3) } ?? []
-        let boxes = Self.regionsToRead(marked: places, positions: positions)
+        // Where to read: the places a mark of the typical size holds the most strokes, found
+        // without regard to any row (so where a text is read says nothing of whose it is).
+        let boxes = rows.typicalFootprint.map { StillEvidence.strongestPlaces(for: $0, difference: difference, count: 4) } ?? []
         debug("difference: blur \(difference.blurRadius), fit \(difference.fit), boxes \(boxes)")
         let readings = try StillMarkReader(characters: rows.characters)
             .read(boxes, still: still, map: match.map, difference: difference, lineHeight: rows.lineHeight, marks: rows.marks)
@@ -105,17 +106,6 @@ final class StillTraceSession {
                                         rows: verdict.ranking.map { rowEvidence($0, readings: readings) },
                                         forged: verdict.forged.map { table.rows[$0.row].number })
         return report
-    }
-
-    /// Read where marks were found, and where the two strongest rows' keys put theirs (when the
-    /// still shows marks there at all), each place once.
-    static func regionsToRead(marked: [PlaneRect], positions: [PositionEvidence]) -> [PlaneRect] {
-        var regions = marked
-        let strongest = positions.filter { $0.pValue <= 0.01 }.sorted { $0.pValue < $1.pValue }.prefix(2).compactMap(\.rect)
-        for rect in strongest where !regions.contains(where: { $0.intersection(rect).area > 0.3 * min($0.area, rect.area) }) {
-            regions.append(rect)
-        }
-        return regions
     }
 
     /// The original's frame shown at `time` (the first at or after it, to a millisecond), `size` large.
