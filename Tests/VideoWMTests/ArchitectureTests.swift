@@ -133,8 +133,11 @@ struct ArchitectureTests {
         "Batch": ["Errors", "Support", "Media", "Config", "Pipeline", "SmartRendering", "Marks", "HLS", "Presentations", "Renditions", "Keys", "Variants"],
         // Variant layers' code (docs/variant-marks.md): biases and codewords from the key, the lecture and student names.
         "Variants": ["Errors", "Support", "Config", "Keys"],
-        // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames.
-        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys", "Presentations", "Variants"],
+        // Reads the batch's CSV and binds its rows as batch does, then decodes leak and original as grey frames;
+        // a still leak is read upright (Stills) and its marks' text by Tesseract (TextRecognition).
+        "Tracing": ["Errors", "Support", "Media", "Config", "Marks", "Batch", "Keys", "Presentations", "Variants", "Stills", "TextRecognition"],
+        // Tesseract's C API, the only code that calls it (CTesseract).
+        "TextRecognition": ["Errors", "Support"],
     ]
 
     /// Which folder declares each top-level type name (classes, structs, enums, protocols, type aliases).
