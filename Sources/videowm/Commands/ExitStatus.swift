@@ -73,6 +73,12 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .usage
     case is InputError:
         return .noInput
+    case let error as TextRecognitionError:
+        // Tesseract's model is an input the trace needs, as a font is; an engine that cannot start is out of memory.
+        switch error.problem {
+        case .modelMissing: return .noInput
+        case .engineUnavailable: return .resourcesExhausted
+        }
     case is MediaError, is TextEngineError:
         return .dataError
     case let error as OutputError:
