@@ -11,7 +11,8 @@ NUMBERS = (7,)
 HELP = ("  7  timecode burn-in: videowm {timecode} (text changing every frame) vs the same layer with fixed text,\n"
         "     and vs ffmpeg drawtext's timecode")
 METHOD = ("- The timecode burn-in (job 7): videowm draws `{timecode}` bottom-right on a plate (`box`), white at 0.9, the "
-          "text changing every frame (only the changed digits are redrawn); the static variant is the same layer with the "
+          "text changing every frame (only the changed digits are redrawn, or their rectangle copied back from an earlier "
+          "frame that showed the same digits there); the static variant is the same layer with the "
           "fixed text `00:00:00:00`, so their ratio is what per-frame text costs (issue 15's target: within 2%); ffmpeg's "
           "is drawtext's `timecode` at `rate=30` with a box, at the same em size and inset.")
 

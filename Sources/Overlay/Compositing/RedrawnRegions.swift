@@ -23,12 +23,16 @@ final class RedrawnRegions {
     subscript(key: Key) -> PreparedMark.Region? { kept[key] }
 
     func keep(_ region: PreparedMark.Region, for key: Key) {
-        let bytes = region.byteCount + 64 * (key.glyphs.count + 2)
-        if byteCount + bytes > Self.byteLimit {
+        if byteCount + Self.bytes(region, key) > Self.byteLimit {
             kept.removeAll(keepingCapacity: true)
             byteCount = 0
         }
-        if let previous = kept.updateValue(region, forKey: key) { byteCount -= previous.byteCount }
-        byteCount += bytes
+        if let previous = kept.updateValue(region, forKey: key) { byteCount -= Self.bytes(previous, key) }
+        byteCount += Self.bytes(region, key)
+    }
+
+    /// What one kept region takes, its key and the dictionary's entry counted roughly.
+    private static func bytes(_ region: PreparedMark.Region, _ key: Key) -> Int {
+        region.byteCount + 32 * key.glyphs.count + 128
     }
 }
