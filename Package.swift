@@ -2,8 +2,14 @@
 import PackageDescription
 
 // Dependency arrows point one way:
-//   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- VideoWM (FFmpeg) <- videowm (CLI)
+//   Animation (pure Swift) <- Overlay (compositor, FreeType, HarfBuzz, FriBidi) <- Media (FFmpeg, libheif, libwebp)
+//     <- VideoWM (the library) <- VideoWMServe (HTTP) <- videowm (CLI)
 //   Animation, Overlay <- LeakTrace (leak tracing on grey frames, no FFmpeg) <- VideoWM
+//   VideoWM <- ServeAccess, ServeCache <- VideoWMServe (`videowm serve`) <- videowm
+//   Packaging (DASH manifests, Common Encryption, HLS AES-128: pure Swift over libcrypto, no FFmpeg, nothing of VideoWM)
+// Media is the only target that depends on CFFmpeg, and it imports it `internal`: no C type crosses its
+// boundary, and VideoWM reaches Media's internals it needs through `package` declarations (as swift-nio
+// keeps NIOCore below NIOPosix). The compiler, not a test, keeps FFmpeg out of the rest.
 // Each C library gets a system-library target with a small shim header (FFmpeg's four share one).
 let package = Package(
     name: "videowm",
@@ -14,6 +20,7 @@ let package = Package(
         .library(name: "Animation", targets: ["Animation"]),
         .library(name: "LeakTrace", targets: ["LeakTrace"]),
         .library(name: "VideoWMServe", targets: ["VideoWMServe"]),
+        .library(name: "Packaging", targets: ["Packaging"]),
     ],
     targets: [
         // libavformat, libavcodec, libswscale, libswresample and libavutil in one module: see Sources/CFFmpeg/shim.h.
@@ -41,27 +48,40 @@ let package = Package(
         .target(name: "CProcessGuard"),
 
         .target(name: "Animation"),
+        // Delivery packaging over finished CMAF segments: content keys (KID:KEY files, CPIX), Common Encryption
+        // (cenc, cbcs) as a transform of init and media segment bytes, HLS AES-128, DASH MPDs written and read.
+        .target(name: "Packaging", dependencies: ["CCrypto"]),
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
         .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
         // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
         .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
-        .target(name: "VideoWM", dependencies: ["Animation", "Overlay", "ImageMetadata", "LeakTrace", "CFFmpeg", "CCrypto", "CJPEG", "CProcessGuard", "CWebP", "CHeif"]),
-        // `videowm serve`: the HTTP origin, a thin layer over VideoWM (tokens, routes, cache, render pool).
-        .target(name: "VideoWMServe", dependencies: ["VideoWM", "Animation", "CMicroHTTPD", "CProcessGuard"]),
-        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
+        // The FFmpeg boundary: owning wrappers over files, codecs, frames, conversion and muxing (and libheif's and
+        // libwebp's decoders), with the typed errors they throw, which the whole library shares.
+        .target(name: "Media", dependencies: ["Animation", "Overlay", "CFFmpeg", "CHeif", "CWebP", "CProcessGuard"]),
+        .target(name: "VideoWM", dependencies: ["Media", "Animation", "Overlay", "ImageMetadata", "LeakTrace", "CCrypto", "CJPEG", "CProcessGuard"]),
+        // `videowm serve`'s access control, no HTTP: token keys (a raw key or a JWK Set, by kid), JWS
+        // checks with a leeway, revocations, re-read while the server runs.
+        .target(name: "ServeAccess", dependencies: ["VideoWM"]),
+        // `videowm serve`'s cache folder, no HTTP: write-once files with a record of their length and
+        // digest, locks across processes, eviction, answers from memory when the volume is full.
+        .target(name: "ServeCache", dependencies: ["VideoWM", "CProcessGuard"]),
+        // `videowm serve`: the HTTP origin, a thin layer over VideoWM (routes, render pool, signals, metrics).
+        .target(name: "VideoWMServe", dependencies: ["VideoWM", "ServeAccess", "ServeCache", "Animation", "CMicroHTTPD", "CProcessGuard"]),
+        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "ServeAccess", "ServeCache", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),
         .testTarget(name: "AnimationTests", dependencies: ["Animation", "TestSupport"]),
         .testTarget(name: "OverlayTests", dependencies: ["Overlay", "TestSupport"], resources: [.copy("References")]),
-        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "TestSupport"]),
+        .testTarget(name: "VideoWMTests", dependencies: ["VideoWM", "Media", "TestSupport"]),
         .testTarget(name: "ImageMetadataTests", dependencies: ["ImageMetadata", "TestSupport"]),
+        .testTarget(name: "PackagingTests", dependencies: ["Packaging", "TestSupport"]),
         // Black-box tests of the built binary; the library only says where marks land (the leaks' blur).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation"]),
-        .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "VideoWM", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "VideoWM", "Overlay", "Animation", "Packaging"]),
+        .testTarget(name: "ServeTests", dependencies: ["VideoWMServe", "ServeAccess", "ServeCache", "VideoWM", "TestSupport"]),
         .testTarget(name: "LeakTraceTests", dependencies: ["LeakTrace", "Overlay", "Animation", "TestSupport"]),
         // The command line's option declarations against its help pages and the README.
-        .testTarget(name: "CommandLineTests", dependencies: ["videowm", "VideoWMServe"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["videowm", "VideoWMServe", "ServeAccess", "ServeCache"]),
     ]
 )

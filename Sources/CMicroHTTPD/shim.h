@@ -28,6 +28,7 @@ static inline size_t vwm_mhd_keep_escapes(void *cls, struct MHD_Connection *conn
 /// MHD's default, SO_REUSEADDR, is what a quick restart needs.
 static inline struct MHD_Daemon *vwm_mhd_start(unsigned int flags,
                                                const struct sockaddr *address,
+                                               MHD_AcceptPolicyCallback admit, void *admit_context,
                                                MHD_AccessHandlerCallback handler, void *handler_context,
                                                MHD_RequestCompletedCallback completed, void *completed_context,
                                                MHD_NotifyConnectionCallback notify, void *notify_context,
@@ -35,7 +36,7 @@ static inline struct MHD_Daemon *vwm_mhd_start(unsigned int flags,
                                                size_t memory_per_connection,
                                                unsigned int connection_limit,
                                                unsigned int polling_threads) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+    return MHD_start_daemon(flags, 0, admit, admit_context, handler, handler_context,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,

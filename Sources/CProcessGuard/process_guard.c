@@ -26,6 +26,8 @@ static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int interrupt_signal;
 static atomic_int drain_signal;
 static atomic_int drain_mode;
+static atomic_int hangup_reloads;
+static atomic_uint reload_requests;
 static atomic_int installed;
 
 static const int termination_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -101,8 +103,17 @@ int vwm_guard_drain_signal(void) { return atomic_load(&drain_signal); }
 
 void vwm_guard_drain_on_termination(void) { atomic_store(&drain_mode, 1); }
 
+void vwm_guard_reload_on_hangup(void) { atomic_store(&hangup_reloads, 1); }
+
+unsigned int vwm_guard_reload_requests(void) { return atomic_load(&reload_requests); }
+
 static void on_termination(int signal) {
     int expected = 0;
+    if (signal == SIGHUP && atomic_load(&hangup_reloads)) {
+        // A server asked to re-read its files: counted, never a termination.
+        atomic_fetch_add(&reload_requests, 1);
+        return;
+    }
     if (atomic_load(&drain_mode)) {
         // A server: the first signal asks it to finish what is in flight (work in progress is
         // not interrupted); the second ends it as below.

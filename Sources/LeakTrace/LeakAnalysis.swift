@@ -75,7 +75,7 @@ public struct LeakAnalyzer {
     /// Per schedule, the visibility of its traced layers: a slot's frames count while one shows.
     public let visibility: [[Visibility]]
     /// A variant layer's patterns (drawn on the original's display) and periods (on its clock):
-    /// its variants are read from the same frame pairs the maps are made of (docs/variant-marks.md §5).
+    /// its variants are read from the same frame pairs the maps are made of (docs/design/variant-marks.md §5).
     public var variants: (patterns: VariantPatterns, periods: VariantPeriods)?
 
     public init(originalDisplayWidth: Int, originalDisplayHeight: Int, schedules: [SlotSchedule], visibility: [[Visibility]]) {

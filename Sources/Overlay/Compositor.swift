@@ -45,7 +45,7 @@ public final class Compositor {
     /// The timecode clock of the video being marked, for timed texts that show a timecode;
     /// set by the pipeline once it knows the input (nil: a still image).
     public var timecode: Timecode?
-    /// Which variant a variant layer shows at each time (docs/variant-marks.md): a student's
+    /// Which variant a variant layer shows at each time (docs/design/variant-marks.md): a student's
     /// codeword over the periods, or one variant for one of the lecture's shared renders.
     public var variantSchedule = VariantSchedule.constant(0)
     /// Variants other than 0 of variant layers, prepared when first shown (`variantLayer`).

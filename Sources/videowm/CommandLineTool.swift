@@ -4,19 +4,10 @@ import VideoWM
 /// The `videowm` command: picks the subcommand and is the one place where errors become
 /// exit codes and a single line on stderr.
 enum CommandLineTool {
-    /// In every served lecture's revision (`serve`), so a build whose pictures differ never serves
-    /// a cache another made: 0.2.0 stopped drawing the variant layer in a row's own periods.
-    static let version = "0.2.0"
+    static var version: String { ToolCommands.version }
+    static var commands: [any ToolCommand.Type] { ToolCommands.all }
 
-    /// Every command, in the order the overview lists them. A new command is one more line here.
-    static var commands: [any ToolCommand.Type] {
-        [TranscodeCommand.self, StampCommand.self, ThumbnailCommand.self, BatchCommand.self, PreviewCommand.self, TraceCommand.self,
-         ProbeCommand.self, ServeCommand.self, KeygenCommand.self]
-    }
-
-    static func command(named name: String) -> (any ToolCommand.Type)? {
-        commands.first { $0.name == name }
-    }
+    static func command(named name: String) -> (any ToolCommand.Type)? { ToolCommands.named(name) }
 
     static func run(_ arguments: [String]) -> Int32 {
         // Before any file is opened or thread started: descriptors 0–2 exist (a closed one
@@ -46,6 +37,7 @@ enum CommandLineTool {
             try StandardStream.output.write("videowm \(version)\n")
             return 0
         case "help", "--help", "-h":
+            if arguments.dropFirst().first == ManPage.option { return try printManPage(arguments.dropFirst(2).first) }
             if let topic = arguments.dropFirst().first {
                 guard let text = Help.text(for: topic) else {
                     console.error("no help for '\(topic)'; commands: \(Help.commandNames.joined(separator: ", "))")
@@ -71,6 +63,21 @@ enum CommandLineTool {
         var parsed = try command.init(arguments: rest)
         try parsed.validate()
         try parsed.run(console: console)
+        return 0
+    }
+
+    /// `videowm help --man FILE` prints a man page (scripts/man-pages writes docs/man with it);
+    /// without FILE, the pages there are. Not in the overview: it is for the docs' generator.
+    private static func printManPage(_ file: String?) throws -> Int32 {
+        guard let file else {
+            try StandardStream.output.write(ManPage.fileNames.joined(separator: "\n") + "\n")
+            return 0
+        }
+        guard let page = ManPage.page(named: file) else {
+            Console.shared.error("no man page '\(file)'; pages: \(ManPage.fileNames.joined(separator: ", "))")
+            return ExitStatus.usage.rawValue
+        }
+        try StandardStream.output.write(page)
         return 0
     }
 }

@@ -19,13 +19,15 @@ enum Help {
         Run 'videowm help config' for the fields. An image layer is a regular file or an
         http(s) URL fetched within VIDEOWM_FETCH_TIMEOUT seconds in all (default 60).
 
-        Exit codes: 0 ok · 1 trace identified nobody · 64 usage or config error · 65 input
-        unreadable or corrupt · 66 input missing · 70 internal error (an encoder refused
-        settings videowm chose itself: please report it) · 71 out of memory, too many open
-        files or no thread · 73 output cannot be created · 74 write error · 130 interrupted
-        (SIGINT, SIGTERM, SIGHUP, SIGQUIT).
+        \(exitCodes)
 
         """
+    }
+
+    /// "Exit codes: 0 ok · 1 …", wrapped as the overview's paragraphs are.
+    static var exitCodes: String {
+        let list = ExitStatus.documented.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: " · ")
+        return HelpPage.wrap("Exit codes: \(list).", width: HelpPage.width - 2).joined(separator: "\n")
     }
 
     /// A command's page, or the config fields; nil for anything else.

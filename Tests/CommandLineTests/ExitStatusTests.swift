@@ -2,10 +2,11 @@ import Foundation
 import Overlay
 import Testing
 import VideoWM
+import ServeCache
 import VideoWMServe
 @testable import videowm
 
-/// The command line's funnel: every kind of library error gets docs/contract.md's exit status, decided
+/// The command line's funnel: every kind of library error gets docs/design/contract.md's exit status, decided
 /// from the error's type and values, never from its text.
 @Suite("exit status for each kind of error")
 struct ExitStatusTests {

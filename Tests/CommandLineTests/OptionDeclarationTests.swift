@@ -3,7 +3,8 @@ import Testing
 @testable import videowm
 
 /// Each command's parser and its help page are both made from its option declarations;
-/// these tests hold the two (and the README's command lines) to each other, for every command.
+/// these tests hold the two (and the command lines of README, the guides and the reference) to
+/// each other, for every command.
 @Suite("Options: every documented option parses, every parsed option is documented")
 struct OptionDeclarationTests {
     static let commandNames = CommandLineTool.commands.map { $0.name }
@@ -26,20 +27,22 @@ struct OptionDeclarationTests {
         }
     }
 
-    @Test("every option on a README command line is one that command parses")
-    func readmeCommandLinesParse() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
-        let lines = try String(contentsOf: readme, encoding: .utf8).split(separator: "\n")
-        var checked = 0
-        for line in lines {
-            let words = line.split(separator: " ")
-            guard words.count > 1, words[0] == "videowm", let command = CommandLineTool.command(named: String(words[1])) else { continue }
-            for spelling in Self.optionSpellings(in: String(line)) {
-                #expect(Self.parses(spelling, command), "README: '\(line)': \(words[1]) does not take \(spelling)")
+    @Test("every option on a documented command line (README, guides, reference) is one that command parses")
+    func documentedCommandLinesParse() throws {
+        var commandsSeen = Set<String>()
+        for page in DocumentationTests.pages where !page.hasPrefix("docs/design/") {
+            let text = try String(contentsOf: DocumentationTests.root.appendingPathComponent(page), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard words.count > 1, words[0] == "videowm", let command = CommandLineTool.command(named: String(words[1])) else { continue }
+                for spelling in Self.optionSpellings(in: String(line)) {
+                    #expect(Self.parses(spelling, command), "\(page): '\(line)': \(words[1]) does not take \(spelling)")
+                }
+                commandsSeen.insert(command.name)
             }
-            checked += 1
         }
-        #expect(checked >= CommandLineTool.commands.count)
+        let missing = Set(Self.commandNames).subtracting(commandsSeen).sorted()
+        #expect(missing.isEmpty, "no command line in README or docs/guide, docs/reference shows \(missing)")
     }
 
     @Test("the overview lists every command's usage, and each command has a page")

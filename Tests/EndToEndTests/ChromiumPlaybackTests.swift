@@ -3,7 +3,7 @@ import Testing
 
 /// Outputs play to their end in a browser: scripts/play-in-chromium (headless Chromium, installed by
 /// scripts/setup) on videowm's outputs, and the harness itself shown to fail on a damaged stream, so a
-/// pass means something. Smart rendering's seams (docs/smart-rendering.md) are judged the same way.
+/// pass means something. Smart rendering's seams (docs/design/smart-rendering.md) are judged the same way.
 @Suite("Chromium playback")
 struct ChromiumPlaybackTests {
     static let player = PackageRoot.path("scripts/play-in-chromium")

@@ -6,7 +6,7 @@ import TestSupport
 /// Colluders and the false-accusation rate, on the keyed lecture of `TraceMedia` traced against
 /// 300 rows: the copies of rows 17, 77 and 150 averaged two and three at a time, and switched
 /// between every 10 s, re-encoded at CRF 30: the averages 80 s (the 120 s, shortened:
-/// the README's table has the full length, `scripts/trace-table`), the switching leak the
+/// docs/design/measurements.md's table has the full length, `scripts/trace-table`), the switching leak the
 /// issue's full 120 s, four 10-s turns (eight slots) per row: with 80 s a row had two turns and
 /// with 90 s three, and under some keys a row fell short of the threshold (measured: row 150 at
 /// 80 s, row 77 at 90 s, each with a fresh key); every colluder is identified and
@@ -63,7 +63,7 @@ struct CollusionTests {
             }
         }
         let perTrial = Date().timeIntervalSince(began) / Double(best.count)
-        // Scoring alone, the rows' marks already placed (the leak's own key): the README's cost of
+        // Scoring alone, the rows' marks already placed (the leak's own key): docs/design/measurements.md's cost of
         // scoring once the differences are collected (wall time, an upper bound while other tests run).
         let scoringBegan = Date()
         let own = media.sessions.unmarked
@@ -90,7 +90,7 @@ final class CollusionMedia: @unchecked Sendable {
     static let shared = Result { try CollusionMedia() }
     static let leakStart = 10.0, leakSeconds = 80.0, switchingSeconds = 120.0
     /// Keys each of the two leaks is scored under; `VIDEOWM_CALIBRATION_KEYS` asks for more
-    /// (`scripts/trace-table --tables calibration` uses 500 for the README's figures).
+    /// (`scripts/trace-table --tables calibration` uses 500 for docs/design/measurements.md's figures).
     static let keysPerLeak = ProcessInfo.processInfo.environment["VIDEOWM_CALIBRATION_KEYS"].flatMap { Int($0) } ?? 100
 
     let base: TraceMedia

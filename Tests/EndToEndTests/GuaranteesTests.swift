@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The contract's guarantees (docs/contract.md) under faults: interrupts, full disks, damaged and hostile inputs.
+/// The contract's guarantees (docs/design/contract.md) under faults: interrupts, full disks, damaged and hostile inputs.
 @Suite("guarantees under faults")
 struct GuaranteesTests {
     func simpleConfig(_ h: Harness) throws -> String {

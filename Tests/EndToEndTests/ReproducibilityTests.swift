@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// docs/contract.md: "Same config, same input, same variables: same pixels, every run", judged on whole files (MP4
+/// docs/design/contract.md: "Same config, same input, same variables: same pixels, every run", judged on whole files (MP4
 /// writes no time stamp or random id, so identical runs give identical bytes).
 ///
 /// The inputs are 320 pixels wide (20 macroblocks, not a multiple of 8) and encoded with x264's default

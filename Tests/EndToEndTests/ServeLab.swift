@@ -51,10 +51,17 @@ final class ServeLab {
 
     static func python(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
 
-    /// `videowm serve` on this library and a free port, its log in a file, once it listens.
-    func startServer(cache: String = "cache", workers: Int = 2, extra: [String] = []) throws -> ServeProcess {
-        try ServeProcess(h, arguments: ["serve", library, "--token-key-file", tokenKey, "--listen", "127.0.0.1:0",
-                                        "--cache", h.path(cache), "--workers", String(workers)] + extra)
+    /// `videowm serve` on this library and a free port, its log in a file, once it listens
+    /// (`launcher`: a command that runs it, such as `prlimit --nofile=…`). Requests may wait 300 s
+    /// for a render unless `extra` says otherwise: a debug build on a loaded 2-core machine
+    /// renders a segment's variants in more than the default 20 s, and only the test of the bound
+    /// is about the bound.
+    func startServer(cache: String = "cache", workers: Int = 2, extra: [String] = [], tokenKeyFile: String? = nil,
+                     launcher: [String] = []) throws -> ServeProcess {
+        try ServeProcess(h, arguments: ["serve", library, "--token-key-file", tokenKeyFile ?? tokenKey, "--listen", "127.0.0.1:0",
+                                        "--cache", cache.hasPrefix("/") ? cache : h.path(cache), "--workers", String(workers),
+                                        "--max-wait", "300"] + extra,
+                         launcher: launcher)
     }
 
     /// The lecture's playback URL path for a token.
@@ -83,11 +90,12 @@ final class ServeProcess: @unchecked Sendable {
     private(set) var port = 0
     let h: Harness
 
-    init(_ h: Harness, arguments: [String]) throws {
+    init(_ h: Harness, arguments: [String], launcher: [String] = []) throws {
         self.h = h
         logFile = h.path("serve-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: logFile, contents: nil)
-        process = try ChildProcess(Harness.videowmPath, arguments, directory: h.directory.path,
+        let command = launcher + [Harness.videowmPath] + arguments
+        process = try ChildProcess(command[0], Array(command.dropFirst()), directory: h.directory.path,
                                    stdout: .null, stderr: .file(logFile, flags: O_WRONLY | O_APPEND))
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && process.isRunning {

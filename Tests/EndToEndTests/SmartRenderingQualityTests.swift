@@ -4,7 +4,7 @@ import Overlay
 import Testing
 import VideoWM
 
-/// Re-encoded spans match the quality of the pictures they replace (issue 28, docs/smart-rendering.md
+/// Re-encoded spans match the quality of the pictures they replace (issue 28, docs/design/smart-rendering.md
 /// section 6): on real camera footage and on a lecture-like clip, with a mark shown in a few spans,
 /// every re-encoded picture measured against the input outside the mark's rectangle is ≥ 45 dB on
 /// average per span and ≥ 42 dB each, and each span takes at most twice the bytes it replaces.

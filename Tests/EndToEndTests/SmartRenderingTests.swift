@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `--render auto|full|smart` (issue 13, docs/smart-rendering.md) judged from outside: the output decodes
+/// `--render auto|full|smart` (issue 13, docs/design/smart-rendering.md) judged from outside: the output decodes
 /// cleanly under `ffmpeg -xerror`, keeps every frame and presentation time, frames outside the re-encoded
 /// GOPs decode bit-identical to the input's (framemd5), and every frame the config marks differs.
 /// Inputs are 20 s 320×240 clips generated here, with the GOP structures the splice must handle.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import VideoWM
 
-/// The innocent trials of `scripts/variant-trace-table` (README's variant-layer table): leaks
+/// The innocent trials of `scripts/variant-trace-table` (docs/design/measurements.md, variant marks): leaks
 /// analysed once each by trace's own code (`TraceSession`), then scored as `trace` scores them
 /// (`VariantTracing.verdict`) against classes none of whose students made them: fresh classes of
 /// made-up students under the platform's key, and the class itself under fresh keys (under a key

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Issue 29's tracing acceptance on a small lecture (the issue's scale, 10 minutes at 720p for
-/// 300 rows, is `scripts/variant-trace-table`'s, README's variant-layer table): one batch of a
+/// 300 rows, is `scripts/variant-trace-table`'s, docs/design/measurements.md's variant-layer table): one batch of a
 /// 56-s lecture at 160×90 with a variant layer of 1-s periods and the e-mail shown 2 s of every
 /// 12, for a class of 30; leaks made with ffmpeg from its copies and traced against the class.
 /// A row's own periods (its e-mail's) carry no variant, so 46 of the 56 periods carry its code.
@@ -31,7 +31,7 @@ struct VariantTracingTests {
 
     /// Averaged, each period shows both copies' variants; mixed, each period one of three. At
     /// this length (46 periods with a symbol) averaging names both rows, and the three mixed rows are the
-    /// three strongest of the class (naming all three takes about 10 minutes: the README's table).
+    /// three strongest of the class (naming all three takes about 10 minutes: docs/design/measurements.md's table).
     @Test func averagedAndMixedCopiesStandOutAsTheirRows() throws {
         let media = try VariantTraceMedia.shared.get()
         let averaged = try media.trace(media.averaged(rows: [1, 2]))

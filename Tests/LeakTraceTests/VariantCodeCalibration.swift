@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import LeakTrace
 
-/// The measured table of docs/variant-marks.md §7 and README's "Variant marks": who the code
+/// The measured table of docs/design/variant-marks.md §7 and docs/design/measurements.md's "Variant marks": who the code
 /// names for class sizes, coalitions, attacks and leak lengths, and how often innocent rows are
 /// named. Skipped unless VIDEOWM_VARIANT_CALIBRATION names a file for the Markdown table;
 /// `scripts/variant-code-table` runs it (VIDEOWM_VARIANT_TRIALS and VIDEOWM_VARIANT_INNOCENT_LEAKS

@@ -228,7 +228,7 @@ struct VariantCodeTests {
         // Binary arcsine: μ̃ = 2/π gives (π²/2)·c²·(…)², Laarhoven–de Weger's asymptote.
         let binary = VariantCodeDesign.positionsNeeded(rows: 300, colluders: 3, coalitionScore: 2 / Double.pi, missProbability: 1)
         #expect(abs(Double(binary) - Double.pi * Double.pi / 2 * 9 * log(300 / 1e-6)) <= 1)
-        // This code's coalition scores (docs/variant-marks.md §7).
+        // This code's coalition scores (docs/design/variant-marks.md §7).
         let interleaving = VariantCodeDesign.coalitionScore(alphabetSize: 4, colluders: 3, strategy: .interleaving)
         let averaging = VariantCodeDesign.coalitionScore(alphabetSize: 4, colluders: 3, strategy: .averaging)
         let worst = VariantCodeDesign.coalitionScore(alphabetSize: 4, colluders: 3, strategy: .worst)

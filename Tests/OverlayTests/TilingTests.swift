@@ -41,7 +41,7 @@ struct TilingTests {
         return low
     }
 
-    /// The dense default (no spacing) with the contract's example text (docs/contract.md) at four angles on landscape,
+    /// The dense default (no spacing) with the contract's example text (docs/design/contract.md) at four angles on landscape,
     /// portrait and panorama frames.
     @Test(arguments: angles)
     func theDenseDefaultLeavesNoCleanSquare(angle: Double) throws {

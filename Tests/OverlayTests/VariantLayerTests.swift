@@ -3,7 +3,7 @@ import Testing
 @testable import Overlay
 
 /// A variant layer's variants are its tile's pattern shifted by k/q of the lattice's row-to-row
-/// step (docs/variant-marks.md §3), drawn deterministically, one per period as the schedule says.
+/// step (docs/design/variant-marks.md §3), drawn deterministically, one per period as the schedule says.
 @Suite("variant layers")
 struct VariantLayerTests {
     /// A 20×10 opaque tile with a recognisable inside, so a shift shows in every pixel.

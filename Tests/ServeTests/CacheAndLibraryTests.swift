@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import VideoWM
 import Testing
+@testable import ServeCache
 @testable import VideoWMServe
 
 @Suite("serve: cache folder and library")
@@ -43,7 +44,7 @@ struct CacheAndLibraryTests {
         #expect(!FileManager.default.fileExists(atPath: partial))
         #expect(cache.open("l/r/own/s/v/3.m4s") == nil)
         let made = try cache.produce("l/r/own/s/v/3.m4s") { [9, 9] }
-        #expect(made.rendered && made.file.size == 2)
+        #expect(made.rendered && made.item.size == 2)
     }
 
     @Test func aProcessKilledWhileHoldingALockReleasesIt() throws {
@@ -82,6 +83,32 @@ struct CacheAndLibraryTests {
         #expect(try fixture.get("/v1/intro/master.m3u8?token=\(try fixture.token())").status == 200)
     }
 
+    @Test func aLecturesRevisionFollowsEveryFileItsMarksRead() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ServeFixture.makeLecture(named: "a", in: folder)
+        let lecture = folder + "/a"
+        try FileManager.default.createDirectory(atPath: lecture + "/fonts", withIntermediateDirectories: true)
+        func put(_ file: String, _ text: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: lecture + "/" + file)) }
+        try put("logo.png", "a red logo")
+        try put("fonts/Brand.ttf", "a font")
+        try put("marks.json", #"""
+            {"watermarks": [{"text": "{email}", "font": "fonts/Brand.ttf"}, {"image": "logo.png"}, {"image": "https://cdn.example.com/seal.png"},
+                            {"text": "CONFIDENTIAL", "font": "DejaVu Sans"}]}
+            """#)
+        func revision() throws -> String { try LectureDefinition.read(name: "a", folder: lecture, salt: []).revision }
+        let first = try revision()
+        #expect(try revision() == first)
+        try put("logo.png", "a blue logo")
+        let second = try revision()
+        #expect(second != first)
+        try put("fonts/Brand.ttf", "another font")
+        let third = try revision()
+        #expect(third != second)
+        unlink(lecture + "/logo.png")
+        #expect(try revision() != third)  // a missing logo is a change too (indexing then says why)
+    }
+
     @Test func readsLectureDefinitions() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -91,7 +118,7 @@ struct CacheAndLibraryTests {
         func write(_ json: String) throws { try Data(json.utf8).write(to: URL(fileURLWithPath: lecture + "/lecture.json")) }
         try write(#"{"video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4, "subtitles": [{"file": "en.srt", "language": "en", "name": "English"}]}"#)
         let definition = try LectureDefinition.read(name: "a", folder: lecture, salt: [])
-        #expect(definition.ladder == "auto" && definition.segmentSeconds == 4 && definition.subtitles.first?.language == "en")
+        #expect(definition.ladder == .automatic && definition.segment == HLSSettings.segmentLength(seconds: 4) && definition.captions.first?.language == "en")
         #expect(definition.video == lecture + "/lecture.mp4")
         #expect(try LectureDefinition.read(name: "a", folder: lecture, salt: [1]).revision != definition.revision)
         let problems: [(String, String)] = [

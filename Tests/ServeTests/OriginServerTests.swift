@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ServeAccess
 @testable import VideoWMServe
 
 /// The origin over loopback with the test renderer: playlists, files, authorisation on every
@@ -76,7 +77,7 @@ struct OriginServerTests {
                                                   files.first { $0.contains("/own/") }!].map { String($0.split(separator: "?")[0]) }
         let claims = "{'lecture': 'intro', 'vars': {'email': 'ada@example.com'}, 'exp': now + 600}"
         var bad = try fixture.tokens([
-            "{'lecture': 'intro', 'vars': {'email': 'ada@example.com'}, 'exp': now - 5}",      // expired
+            "{'lecture': 'intro', 'vars': {'email': 'ada@example.com'}, 'exp': now - 300}",    // expired 5 min ago (past the leeway)
             "{'lecture': 'other', 'vars': {'email': 'ada@example.com'}, 'exp': now + 600}",    // another lecture
             "{'lecture': 'intro', 'vars': {}, 'exp': now + 600}",                              // no variables
             "{'lecture': 'intro', 'exp': now + 600}",                                          // no variables at all

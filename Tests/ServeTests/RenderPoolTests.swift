@@ -31,13 +31,13 @@ struct RenderPoolTests {
     /// renders, and renders a request waits for go before renders ahead.
     @Test func preparationsGoFirstAndRendersAheadLast() throws {
         struct Stop: Error {}
-        let pool = RenderPool(workers: 1, queueLimit: 8)
+        let pool = RenderPool<Int>(workers: 1, queueLimit: 8)
         defer { pool.shutDown(failingQueuedWith: Stop()) }
         let gate = DispatchSemaphore(value: 0)
         let order = Statuses()
         pool.submit(key: "busy", priority: .request, work: { gate.wait(); return 0 })
         for _ in 0..<2000 where pool.busyWorkers == 0 { usleep(1000) }
-        let jobs: [(String, RenderPool.Priority)] = [("ahead", .ahead), ("render", .request), ("prepare", .preparation),
+        let jobs: [(String, RenderPool<Int>.Priority)] = [("ahead", .ahead), ("render", .request), ("prepare", .preparation),
                                                      ("render 2", .request), ("prepare 2", .preparation)]
         for (key, priority) in jobs {
             pool.submit(key: key, priority: priority, work: { order.add(key); return 0 })

@@ -1,5 +1,6 @@
 import Testing
 @testable import VideoWMServe
+import VideoWM
 
 @Suite("serve: routes and ranges")
 struct RoutingTests {
@@ -9,10 +10,10 @@ struct RoutingTests {
         #expect(Route(path: "/v1/authorize") == .authorize)
         #expect(Route(path: "/v1/intro/master.m3u8") == .lecture(name: "intro", .master))
         #expect(Route(path: "/v1/intro/abc/media/720p.m3u8") == .lecture(name: "intro", .mediaPlaylist(revision: "abc", rendition: "720p")))
-        #expect(Route(path: "/v1/intro/abc/shared/720p/3.m4s") == .lecture(name: "intro", .shared(revision: "abc", ResourceName(rendition: "720p", file: "3.m4s"))))
-        #expect(Route(path: "/v1/intro/abc/own/s1/720p/3.m4s") == .lecture(name: "intro", .own(revision: "abc", student: "s1", ResourceName(rendition: "720p", file: "3.m4s"))))
-        for route in [LectureRoute.master, .mediaPlaylist(revision: "r", rendition: "a"), .shared(revision: "r", ResourceName(rendition: "a", file: "b.m4s")),
-                      .own(revision: "r", student: "s", ResourceName(rendition: "a", file: "b"))] {
+        #expect(Route(path: "/v1/intro/abc/shared/720p/3.m4s") == .lecture(name: "intro", .shared(revision: "abc", ResourcePath(rendition: "720p", file: "3.m4s"))))
+        #expect(Route(path: "/v1/intro/abc/own/s1/720p/3.m4s") == .lecture(name: "intro", .own(revision: "abc", student: "s1", ResourcePath(rendition: "720p", file: "3.m4s"))))
+        for route in [LectureRoute.master, .mediaPlaylist(revision: "r", rendition: "a"), .shared(revision: "r", ResourcePath(rendition: "a", file: "b.m4s")),
+                      .own(revision: "r", student: "s", ResourcePath(rendition: "a", file: "b"))] {
             #expect(Route(path: route.path(lecture: "x")) == .lecture(name: "x", route))
         }
     }

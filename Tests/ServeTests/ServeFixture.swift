@@ -1,4 +1,5 @@
 import Foundation
+import ServeAccess
 import TestSupport
 import VideoWM
 @testable import VideoWMServe
@@ -37,12 +38,12 @@ final class ServeFixture: @unchecked Sendable {
 
     func start(workers: Int = 2, queue: Int = 16, cacheBytes: UInt64 = 1 << 30, http: HTTPDaemon.Settings = HTTPDaemon.Settings(),
                warm: Bool = false) throws -> OriginServer {
-        var settings = OriginServer.Settings(library: library, listen: ListenAddress("127.0.0.1:0")!, tokenKey: secretKey,
+        var settings = OriginServer.Settings(library: library, listen: ListenAddress("127.0.0.1:0")!, access: try AccessControl(keys: TokenKeySet(singleKey: secretKey)),
                                              cacheFolder: cacheFolder, cacheBytes: cacheBytes, workers: workers, queue: queue)
         settings.http = http
         settings.warm = warm
         let lines = logLines
-        return try OriginServer(settings: settings, indexer: indexer, log: ServerLog { lines.append($0) })
+        return try OriginServer(settings: settings, preparer: indexer, log: ServerLog { lines.append($0) })
     }
 
     static func makeLecture(named name: String, in library: String) throws {

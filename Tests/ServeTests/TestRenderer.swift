@@ -1,5 +1,6 @@
 import Foundation
 @testable import VideoWMServe
+import VideoWM
 
 /// A stand-in for VideoWM's presentation API behind the server's protocol (tests only): two
 /// renditions of `segments` segments; a student's own segments are those whose index the
@@ -8,7 +9,7 @@ import Foundation
 /// can be held at a gate until the test opens it, and fail for a file named in `failing`.
 /// Beside the playlist, a variant lecture's files: `variant-5-V.m4s` (V 0…3), rendered together
 /// as one group, each student listing the one their variable `variant` names.
-final class TestIndexer: LectureIndexer, @unchecked Sendable {
+final class TestIndexer: LecturePreparing, @unchecked Sendable {
     let segments: Int
     let gate: RenderGate?
     let failing: Set<String>
@@ -22,7 +23,7 @@ final class TestIndexer: LectureIndexer, @unchecked Sendable {
         self.failing = failing
     }
 
-    func index(_ lecture: LectureDefinition) throws -> any IndexedLecture {
+    func prepare(_ lecture: LectureDefinition) throws -> any PreparedLecture {
         lock.withLock { indexCount += 1 }
         return TestLecture(indexer: self, name: lecture.name)
     }
@@ -56,47 +57,64 @@ final class RenderGate: @unchecked Sendable {
     }
 }
 
-struct TestLecture: IndexedLecture {
+struct TestLecture: PreparedLecture {
     let indexer: TestIndexer
     let name: String
 
     struct Unfillable: Error {}
 
+    static let variantFiles = (0..<4).map { "variant-5-\($0).m4s" }
+
+    func resource(rendition: String, file: String) -> Resource? {
+        guard TestPresentation.renditions.contains(rendition) else { return nil }
+        if let variant = Self.variantFiles.firstIndex(of: file) { return Resource(rendition: rendition, file: .variant(segment: 5, variant: variant)) }
+        if file == "init.mp4" { return Resource(rendition: rendition, file: .initialization) }
+        guard file.hasSuffix(".m4s"), let index = Int(file.dropLast(4)), (0..<indexer.segments).contains(index) else { return nil }
+        return Resource(rendition: rendition, file: .segment(index))
+    }
+
+    func fileName(of resource: Resource) -> String {
+        if case .variant(_, let variant) = resource.file { return Self.variantFiles[variant] }
+        return resource.plainFileName ?? ""
+    }
+
     /// Every file of both renditions (the initialization segments, every segment's shared copy)
     /// and the variant group, as a lecture whose renditions cost an encode would list them.
     func sharedWork() -> [SharedWork] {
         let files = TestPresentation.renditions.flatMap { rendition in
-            [ResourceName(rendition: rendition, file: "init.mp4")] + (0..<indexer.segments).map { ResourceName(rendition: rendition, file: "\($0).m4s") }
+            [Resource(rendition: rendition, file: .initialization)] + (0..<indexer.segments).map { Resource(rendition: rendition, file: .segment($0)) }
         }
-        let nobody = TestPresentation(indexer: indexer, variables: [:], marked: [])
-        let group = nobody.renderGroup(containing: ResourceName(rendition: "v0", file: TestPresentation.variantFiles[0]))
+        let nobody = TestPresentation(lecture: self, variables: [:], marked: [])
+        let group = nobody.renderGroup(containing: Resource(rendition: "v0", file: .variant(segment: 5, variant: 0)))
         return files.map { .file($0) } + (group.map { [.group($0)] } ?? [])
     }
 
-    /// A shared file's bytes: what every student's presentation renders for it.
-    func renderShared(_ resource: ResourceName) throws -> [UInt8] {
-        try TestPresentation(indexer: indexer, variables: [:], marked: []).render(resource)
+    /// A shared file's bytes: what every student's copy renders for it.
+    func renderShared(_ resource: Resource) throws -> [UInt8] {
+        try TestPresentation(lecture: self, variables: [:], marked: []).render(resource).bytes
     }
 
     func renderShared(_ group: RenderGroup) throws -> [[UInt8]] {
-        try TestPresentation(indexer: indexer, variables: [:], marked: []).render(group)
+        try TestPresentation(lecture: self, variables: [:], marked: []).render(group)
     }
 
-    func presentation(for variables: [String: String]) throws -> any StudentPresentation {
+    func student(variables: [String: String]) throws -> any StudentCopy {
         if variables["email"] == nil { throw Unfillable() }
         let marked = Set((variables["marked"] ?? "1,3").split(separator: ",").compactMap { Int($0) })
-        return TestPresentation(indexer: indexer, variables: variables, marked: marked)
+        return TestPresentation(lecture: self, variables: variables, marked: marked)
     }
 }
 
-struct TestPresentation: StudentPresentation {
-    let indexer: TestIndexer
+struct TestPresentation: StudentCopy {
+    let lecture: TestLecture
     let variables: [String: String]
     let marked: Set<Int>
     static let renditions = ["v0", "v1"]
+    var indexer: TestIndexer { lecture.indexer }
+    var renditions: [String] { Self.renditions }
 
-    func masterPlaylist(mediaPlaylistURI uri: (String) -> String, resourceURI: (ResourceName, ResourceOwnership) -> String) -> MasterPlaylist {
-        MasterPlaylist(text: multivariantPlaylist(uri: uri), mediaPlaylistOf: nil)
+    func playbackPlaylist(mediaPlaylistURI uri: (String) -> String, resourceURI: (Resource, ResourceOwnership) -> String) -> PlaybackPlaylist {
+        PlaybackPlaylist(text: multivariantPlaylist(uri: uri), mediaPlaylistOf: nil)
     }
 
     func multivariantPlaylist(uri: (String) -> String) -> String {
@@ -108,60 +126,56 @@ struct TestPresentation: StudentPresentation {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    func mediaPlaylist(rendition: String, uri: (ResourceName, ResourceOwnership) -> String) -> String? {
+    func mediaPlaylist(rendition: String, uri: (Resource, ResourceOwnership) -> String) -> String? {
         guard Self.renditions.contains(rendition) else { return nil }
         var lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD",
-                     "#EXT-X-MAP:URI=\"\(uri(ResourceName(rendition: rendition, file: "init.mp4"), .shared))\""]
+                     "#EXT-X-MAP:URI=\"\(uri(Resource(rendition: rendition, file: .initialization), .shared))\""]
         for index in 0..<indexer.segments {
-            let resource = ResourceName(rendition: rendition, file: "\(index).m4s")
+            let resource = Resource(rendition: rendition, file: .segment(index))
             lines += ["#EXTINF:2.000000,", uri(resource, ownership(of: resource)!)]
         }
         return (lines + ["#EXT-X-ENDLIST"]).joined(separator: "\n") + "\n"
     }
 
-    func index(of resource: ResourceName) -> Int? {
-        guard Self.renditions.contains(resource.rendition), resource.file.hasSuffix(".m4s"),
-              let index = Int(resource.file.dropLast(4)), (0..<indexer.segments).contains(index) else { return nil }
-        return index
-    }
-
-    static let variantFiles = (0..<4).map { "variant-5-\($0).m4s" }
-
-    func ownership(of resource: ResourceName) -> ResourceOwnership? {
-        if resource.file == "init.mp4" && Self.renditions.contains(resource.rendition) { return .shared }
-        if let variant = Self.variantFiles.firstIndex(of: resource.file), Self.renditions.contains(resource.rendition) {
-            return variables["variant"] == String(variant) ? .shared : nil
+    func ownership(of resource: Resource) -> ResourceOwnership? {
+        guard Self.renditions.contains(resource.rendition) else { return nil }
+        switch resource.file {
+        case .initialization: return .shared
+        case .variant(_, let variant): return variables["variant"] == String(variant) ? .shared : nil
+        case .segment(let index) where (0..<indexer.segments).contains(index): return marked.contains(index) ? .student : .shared
+        default: return nil
         }
-        guard let index = index(of: resource) else { return nil }
-        return marked.contains(index) ? .student : .shared
     }
 
-    func nextOwnResource(in rendition: String, after file: String?) -> ResourceName? {
-        let start = file.flatMap { index(of: ResourceName(rendition: rendition, file: $0)) }.map { $0 + 1 } ?? 0
+    func nextResourceAhead(in rendition: String, after resource: Resource?) -> (resource: Resource, ownership: ResourceOwnership)? {
+        let start = resource?.segment.map { $0 + 1 } ?? 0
         guard let next = marked.sorted().first(where: { $0 >= start && $0 < indexer.segments }) else { return nil }
-        return ResourceName(rendition: rendition, file: "\(next).m4s")
+        return (Resource(rendition: rendition, file: .segment(next)), .student)
     }
 
-    func renderGroup(containing resource: ResourceName) -> RenderGroup? {
-        guard Self.variantFiles.contains(resource.file) else { return nil }
+    func renderGroup(containing resource: Resource) -> RenderGroup? {
+        guard case .variant = resource.file else { return nil }
         return RenderGroup(name: "segment-5", rendition: resource.rendition,
-                           members: Self.variantFiles.map { ResourceName(rendition: resource.rendition, file: $0) })
+                           members: (0..<4).map { Resource(rendition: resource.rendition, file: .variant(segment: 5, variant: $0)) })
     }
+
+    /// "v0/3.m4s", "v0/variant-5-2.m4s": what the bytes and the render list say.
+    func name(_ resource: Resource) -> String { "\(resource.rendition)/\(lecture.fileName(of: resource))" }
 
     func render(_ group: RenderGroup) throws -> [[UInt8]] {
         indexer.gate?.pass()
         indexer.recordRender("\(group.rendition)/\(group.name) group")
-        return group.members.map { Array("\($0) shared\n".utf8) }
+        return group.members.map { Array("\(name($0)) shared\n".utf8) }
     }
 
-    func render(_ resource: ResourceName) throws -> [UInt8] {
+    func render(_ resource: Resource) throws -> RenderedResource {
         indexer.gate?.pass()
         let whose = ownership(of: resource) == .student ? "student " + (variables["email"] ?? "") : "shared"
-        indexer.recordRender("\(resource) \(whose)")
+        indexer.recordRender("\(name(resource)) \(whose)")
         struct Failed: Error, CustomStringConvertible { var description: String { "the test renderer was told to fail" } }
-        if indexer.failing.contains(resource.file) { throw Failed() }
+        if indexer.failing.contains(lecture.fileName(of: resource)) { throw Failed() }
         // 64 KB, so ranges and sendfile have something to cut.
-        let text = "\(resource) \(whose)\n"
-        return Array(String(repeating: text, count: 65_536 / text.utf8.count + 1).utf8.prefix(65_536))
+        let text = "\(name(resource)) \(whose)\n"
+        return RenderedResource(bytes: Array(String(repeating: text, count: 65_536 / text.utf8.count + 1).utf8.prefix(65_536)))
     }
 }

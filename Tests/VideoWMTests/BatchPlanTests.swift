@@ -12,7 +12,7 @@ private let studentConfig = #"""
 private func plan(_ csvText: String, output: String = "out/{id}.mp4", config: String = studentConfig,
                   fixed: [String: String] = [:], warnings: WarningLog = WarningLog()) throws -> BatchPlan {
     try BatchPlan(config: parse(config), table: csv(csvText), outputTemplate: OutputPathTemplate(output),
-                  fixedVariables: fixed, warn: warnings.handler)
+                  target: OutputTarget(path: output), fixedVariables: fixed, warn: warnings.handler)
 }
 
 private func planError(_ csvText: String, output: String = "out/{id}.mp4", config: String = studentConfig) -> (any Error)? {

@@ -2,36 +2,54 @@ import Foundation
 import Testing
 @testable import VideoWM
 
-/// The config's field table is the one source of what a layer takes: `videowm help config` is
-/// made from it, and README's field table must list the same fields.
+/// The config's field table is the one source of what a layer takes: `videowm help config` and
+/// docs/man/videowm-config.5 are made from it, and docs/reference/config.md's table must list the
+/// same fields and sub-fields, each with the values and default the table declares.
 @Suite("config reference")
 struct ConfigReferenceTests {
-    static let readme = ArchitectureTests.root.appendingPathComponent("README.md")
+    static let reference = ArchitectureTests.root.appendingPathComponent("docs/reference/config.md")
+    static let manPage = ArchitectureTests.root.appendingPathComponent("docs/man/videowm-config.5")
 
-    /// The backquoted names in the first column of README's config field table.
-    static func readmeFields() throws -> Set<String> {
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = text.components(separatedBy: "## Config").dropFirst().first ?? ""
-        var names = Set<String>()
-        for line in section.split(separator: "\n") where line.hasPrefix("| `") {
-            let firstColumn = line.split(separator: "|", omittingEmptySubsequences: true).first ?? ""
-            for part in firstColumn.split(separator: "`") where !part.trimmingCharacters(in: .whitespaces).isEmpty && part != ", " {
-                names.insert(String(part))
-            }
+    /// The rows of the reference's field table: field (`outline.width` for a sub-field) → its
+    /// "values and default" column.
+    static func referenceRows() throws -> [String: String] {
+        let text = try String(contentsOf: reference, encoding: .utf8)
+        var rows: [String: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 5 else { continue }
+            rows[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = cells[3]
         }
-        return names
+        return rows
     }
 
-    /// TPStreams' names are described in README's compatibility paragraph instead of the table.
-    static let tpStreamsFields: Set<String> = ["textSize", "imageUrl", "width", "height"]
+    /// Every declared field and sub-field, with its declared values and default.
+    static var declared: [String: String] {
+        var fields: [String: String] = [:]
+        for field in LayerFields.all {
+            fields[field.key] = field.values
+            for sub in field.subfields { fields["\(field.key).\(sub.key)"] = sub.values }
+        }
+        return fields
+    }
 
-    @Test func readmeListsEveryFieldAndNoOther() throws {
-        let declared = Set(LayerFields.all.map(\.key)).subtracting(Self.tpStreamsFields)
-        let documented = try Self.readmeFields()
-        #expect(declared.subtracting(documented).isEmpty, "missing from README's table: \(declared.subtracting(documented).sorted())")
-        #expect(documented.subtracting(declared).isEmpty, "in README's table but not a field: \(documented.subtracting(declared).sorted())")
-        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        for name in Self.tpStreamsFields { #expect(readme.contains("`\(name)`"), "\(name)") }
+    @Test func referenceListsEveryFieldWithItsValuesAndDefault() throws {
+        let rows = try Self.referenceRows()
+        let declared = Self.declared
+        let missing = Set(declared.keys).subtracting(rows.keys).sorted()
+        let extra = Set(rows.keys).subtracting(declared.keys).sorted()
+        #expect(missing.isEmpty, "missing from docs/reference/config.md's table: \(missing)")
+        #expect(extra.isEmpty, "in docs/reference/config.md's table but not a field: \(extra)")
+        for (field, values) in declared where rows[field] != nil {
+            #expect(rows[field] == values, "docs/reference/config.md: \(field) says '\(rows[field] ?? "")', the declaration '\(values)'")
+        }
+    }
+
+    @Test func manPageHasAnEntryForEveryField() throws {
+        let page = try String(contentsOf: Self.manPage, encoding: .utf8).replacingOccurrences(of: "\\-", with: "-")
+        for field in Self.declared.keys {
+            #expect(page.contains(".TP\n\\fB\(field)\\fR\n"), "docs/man/videowm-config.5 has no entry for \(field)")
+        }
     }
 
     @Test func helpListsEveryFieldAndSubfield() {

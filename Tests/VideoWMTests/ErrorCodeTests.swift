@@ -1,5 +1,6 @@
 import CFFmpeg
 import Testing
+@testable import Media
 @testable import VideoWM
 
 @Suite("error codes")

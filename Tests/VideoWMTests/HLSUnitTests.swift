@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Animation
+@testable import Media
 @testable import VideoWM
 
 private func s(_ seconds: Int64) -> PresentationTime { PresentationTime(value: seconds, timescale: 1) }

@@ -4,7 +4,7 @@ import Testing
 @testable import VideoWM
 
 /// A layer the compositor cannot draw is reported like any config error: the config file,
-/// the layer's JSON path and field, and the exit status docs/contract.md gives, already when the
+/// the layer's JSON path and field, and the exit status docs/design/contract.md gives, already when the
 /// job's compositor is made (before any output exists).
 @Suite("overlay errors")
 struct OverlayErrorTests {

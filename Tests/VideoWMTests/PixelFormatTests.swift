@@ -1,6 +1,7 @@
 import CFFmpeg
 import Overlay
 import Testing
+@testable import Media
 @testable import VideoWM
 
 @Suite("pixel formats marks can be blended into")

@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Overlay
 import Testing
+@testable import Media
 @testable import VideoWM
 
 @Suite("contact sheet layout")

@@ -3,6 +3,7 @@ import CFFmpeg
 import Foundation
 import Overlay
 import Testing
+@testable import Media
 @testable import VideoWM
 
 /// A TIFF block (what follows "Exif\0\0") whose IFD0 holds one Orientation entry.

@@ -1,4 +1,5 @@
 import Testing
+@testable import Media
 @testable import VideoWM
 
 /// `TimestampContinuity`: the one offset that makes an MPEG-TS file's times follow on across a jump.

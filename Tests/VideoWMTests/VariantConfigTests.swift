@@ -4,7 +4,7 @@ import Overlay
 import Testing
 @testable import VideoWM
 
-/// The `variants` object of a tiled layer (docs/variant-marks.md §2): its fields, defaults and
+/// The `variants` object of a tiled layer (docs/design/variant-marks.md §2): its fields, defaults and
 /// rules, the names a code is derived for, and the codebook derived from the key.
 @Suite("variant layers: config and code")
 struct VariantConfigTests {

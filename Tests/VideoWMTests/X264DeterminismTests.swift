@@ -1,4 +1,5 @@
 import Testing
+@testable import Media
 @testable import VideoWM
 
 /// The two x264 settings that keep its output a function of its input (Media/X264Determinism.swift).

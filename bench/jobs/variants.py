@@ -1,7 +1,7 @@
 """Job 15: variant marks (issue 29).
 
 15  a 10-minute lecture for 300 students, HLS and MP4 outputs, with and without a variant layer
-    (a faint tiled course name in q = 8 variants changing every 2 s, docs/variant-marks.md): the
+    (a faint tiled course name in q = 8 variants changing every 2 s, docs/design/variant-marks.md): the
     CPU each student costs (their e-mail's segments) must stay within 10 % of the same batch
     without the variant layer; the variants cost once per lecture, stated against one full
     render; storage may grow by at most q × one copy for the whole batch.
@@ -27,7 +27,7 @@ HELP = ("  15 variant marks (issue 29): a 10-min lecture for 300 rows, HLS and M
         "     per-row CPU, the lecture's once-only cost against one full render, storage (about an hour on 2 cores;\n"
         "     not in the default list: `bench/run --jobs 15`)")
 
-Q, PERIOD = 8, 2          # variants and seconds per period (docs/variant-marks.md §4: the recommended q = 8, 2-s periods)
+Q, PERIOD = 8, 2          # variants and seconds per period (docs/design/variant-marks.md §4: the recommended q = 8, 2-s periods)
 # The e-mail and logo 6 s of every 30 s, as jobs 8 and 9 (20 % of each copy a student's own).
 TIMING = {"start": 10, "interval": 6000, "skip": 24000}
 VARIANT_LAYER = {"text": "CS 101 · Week 3", "size": 0.04, "opacity": 0.12, "tile": {"angle": -30},

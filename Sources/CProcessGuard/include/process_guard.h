@@ -29,6 +29,13 @@ int vwm_guard_interrupt_signal(void);
 /// the server finishes its requests; a second signal still exits 130 at once.
 void vwm_guard_drain_on_termination(void);
 
+/// For a server (`videowm serve`): from now on SIGHUP asks it to re-read its files (counted by
+/// `vwm_guard_reload_requests`) instead of terminating it, as daemons conventionally do.
+void vwm_guard_reload_on_hangup(void);
+
+/// How many SIGHUPs have asked for a reload (after `vwm_guard_reload_on_hangup`).
+unsigned int vwm_guard_reload_requests(void);
+
 /// The termination signal that asked a server to drain (after `vwm_guard_drain_on_termination`), or 0.
 int vwm_guard_drain_signal(void);
 

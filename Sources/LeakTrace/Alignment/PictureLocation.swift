@@ -36,7 +36,7 @@ public enum PictureLocation {
         }
         let spans = zip(high, low).map { $0 - $1 }
         // Noise spans every pixel a little; the lecture's changes are many times that.
-        let threshold = max(10, 4 * DifferenceMaps.median(spans))
+        let threshold = max(10, 4 * spans.median())
         return LumaImage(width: width, height: height, pixels: spans.map { $0 > threshold ? 1 : 0 })
     }
 

@@ -72,7 +72,7 @@ public final class DifferenceAccumulator {
             let current = zip(smoothed, blurred).map { plain.difference(smoothedLeak: $0, warpedOriginal: $1) }
             var all: [Float] = []
             for difference in current { for i in stride(from: 0, to: difference.count, by: 3) where plain.mask[i] { all.append(difference[i]) } }
-            let median = DifferenceMaps.median(all)
+            let median = all.median()
             medians.append(median)
             if passes == 0 || median < least { chosen = (passes, current) }
             least = min(least, median)

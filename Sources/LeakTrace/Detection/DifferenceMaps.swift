@@ -72,8 +72,8 @@ public struct DifferenceMaps: Sendable {
         let count = maps[0].count
         if maps.count < 3 {
             let all = maps.flatMap { map in map.indices.filter { mask[$0] }.map { map[$0] } }
-            let median = Self.median(all)
-            let spread = 1.4826 * Self.median(all.map { abs($0 - median) })
+            let median = all.median()
+            let spread = 1.4826 * all.map { abs($0 - median) }.median()
             return ([Float](repeating: median, count: count), [Float](repeating: spread + noiseFloor, count: count))
         }
         let step = max(1, maps.count / baselineSlots)
@@ -105,13 +105,6 @@ public struct DifferenceMaps: Sendable {
         }
         let middle = v.count / 2
         return v.count % 2 == 1 ? v[middle] : (v[middle - 1] + v[middle]) / 2
-    }
-
-    static func median(_ values: [Float]) -> Float {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     /// The summed-area table, (width + 1) × (height + 1), rows summed in Double.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Scores every row's codeword against what a leak shows, and says who is named, with the
-/// probability that an innocent row would be named as strongly (docs/variant-marks.md §4).
+/// probability that an innocent row would be named as strongly (docs/design/variant-marks.md §4).
 ///
 /// The score is the symmetric q-ary Tardos score (Škorić, Katzenbeisser and Celik), in its
 /// combined-digit form for periods that show several variants (averaged copies): with P the

@@ -1,7 +1,7 @@
 import Overlay
 
 /// One position's bias in the q-ary Tardos code of a variant layer: how likely each of the q
-/// variants is to be a student's symbol there (docs/variant-marks.md §4).
+/// variants is to be a student's symbol there (docs/design/variant-marks.md §4).
 ///
 /// Biases are Dirichlet(1) — uniform on the simplex — mixed with the uniform vector so no symbol
 /// falls below `cutoff`, and they are held as integer weights so that a codeword drawn from them

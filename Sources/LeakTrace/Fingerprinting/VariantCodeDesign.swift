@@ -1,7 +1,7 @@
 import Foundation
 
 /// How long a leak must be for the variant code to name its colluders, before the fact: the
-/// design formula of docs/variant-marks.md §4, for choosing q and the period for a class size.
+/// design formula of docs/design/variant-marks.md §4, for choosing q and the period for a class size.
 ///
 /// In the Gaussian approximation an innocent row's score over m positions has mean 0 and
 /// variance m, the coalition's total has mean μ̃·m and its weakest member at least μ̃·m/c, so

@@ -13,7 +13,7 @@ import Overlay
 /// stand out like a mark, which is brighter than what was there in one place for one slot.
 /// The leak holds marks when most slots do (`slotShareThreshold`, and at least
 /// `minimumSlots`); the thresholds are checked on unmarked copies by `MarkPresenceTests` and
-/// the calibration run (see README).
+/// the calibration run (see docs/design/measurements.md, Tracing).
 public struct MarkPresence: Sendable {
     public static let outlierThreshold = 8.0
     public static let slotShareThreshold = 0.5

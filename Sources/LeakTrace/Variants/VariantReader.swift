@@ -1,7 +1,7 @@
 import Overlay
 
 /// Reads, period by period, which variants of the variant layer a leak shows
-/// (docs/variant-marks.md §5), from the same pairs of leak and original frames the difference
+/// (docs/design/variant-marks.md §5), from the same pairs of leak and original frames the difference
 /// maps use: the leak's signed difference from the original is fitted, by non-negative least
 /// squares, with the differences each variant would make on that original picture.
 ///
@@ -155,7 +155,7 @@ public final class VariantReader {
                          patternEnergy: (0..<q).reduce(0) { $0 + gram[$1][$1] } / Double(q))
     }
 
-    /// Every period read so far, as shares and decisions (docs/variant-marks.md §5).
+    /// Every period read so far, as shares and decisions (docs/design/variant-marks.md §5).
     public func readings() -> VariantReadings {
         finish()
         let periodsRead = fitted.sorted { $0.key < $1.key }

@@ -32,7 +32,7 @@ public struct VariantReadings: Sendable {
     /// The leak's typical total share: how strongly the variant layer survives in it.
     public var strength: Double
 
-    /// The decision for one period from its shares (docs/variant-marks.md §5).
+    /// The decision for one period from its shares (docs/design/variant-marks.md §5).
     static func decide(shares: [Double], strength: Double, patternEnergyShare: Double) -> VariantSet {
         guard strength >= leastStrength, patternEnergyShare >= leastPatternEnergy,
               shares.reduce(0, +) >= presentShare * strength else { return .erased }

@@ -15,12 +15,12 @@ public struct MarkFootprint: Equatable, Sendable {
     public let displayHeight: Int
     /// The safe margin at the frame's edges, in display pixels.
     public let insetPixels: Double
-    public let convention: LayerSpec.LayoutConvention
+    public let convention: LayoutConvention
     /// A tiled layer covers the whole frame and does not move.
     public let isTiled: Bool
 
     public init(width: Int, height: Int, layoutBox: PixelRect, displayWidth: Int, displayHeight: Int,
-                insetPixels: Double, convention: LayerSpec.LayoutConvention = .standard, isTiled: Bool) {
+                insetPixels: Double, convention: LayoutConvention = .standard, isTiled: Bool) {
         self.width = width
         self.height = height
         self.layoutBox = layoutBox
@@ -42,39 +42,5 @@ public struct MarkFootprint: Equatable, Sendable {
                                       frameWidth: displayWidth, frameHeight: displayHeight,
                                       insetPixels: insetPixels, xPercent: xPercent, yPercent: yPercent, convention: convention)
         return PixelRect(x: origin.x - layoutBox.x, y: origin.y - layoutBox.y, width: width, height: height)
-    }
-}
-
-extension Compositor {
-    /// Where each layer's mark lands on frames stored at `storedWidth`×`storedHeight` shown with
-    /// `rotation`, in `layers` order and display coordinates, without drawing: `composite`
-    /// places marks through these footprints. A timed text layer's is that of its text at time zero
-    /// (`markRects(at:…)` uses the text of its frame).
-    public func footprints(storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright,
-                           pixelAspect: PixelAspect = .square) throws -> [MarkFootprint] {
-        let geometry = Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect)
-        return zip(layers, try preparedLayers(for: geometry)).map { Self.footprint(of: $1, spec: $0, display: geometry.display) }
-    }
-
-    /// The display rectangle each layer's mark covers on the frame presented at `time`, nil for
-    /// a layer not drawn then (the test `composite` applies). See `footprints`.
-    public func markRects(at time: PresentationTime, storedWidth: Int, storedHeight: Int, rotation: DisplayRotation = .upright,
-                          pixelAspect: PixelAspect = .square) throws -> [PixelRect?] {
-        let geometry = Geometry(storedWidth: storedWidth, storedHeight: storedHeight, rotation: rotation, pixelAspect: pixelAspect)
-        let footprints = try preparedLayers(for: geometry, at: time).enumerated().map {
-            Self.footprint(of: $1, spec: layers[$0], display: geometry.display)
-        }
-        return zip(layers, footprints).map { spec, footprint in
-            let state = spec.timeline.state(at: time)
-            guard Self.opacityByte(state.opacity) > 0, !footprint.isEmpty else { return nil }
-            return footprint.displayRect(xPercent: state.xPercent, yPercent: state.yPercent)
-        }
-    }
-
-    static func footprint(of layer: PreparedLayer, spec: LayerSpec, display: (width: Int, height: Int)) -> MarkFootprint {
-        MarkFootprint(width: layer.displayImageSize.width, height: layer.displayImageSize.height, layoutBox: layer.layoutBox,
-                      displayWidth: display.width, displayHeight: display.height,
-                      insetPixels: spec.insetFraction * Double(min(display.width, display.height)),
-                      convention: spec.convention, isTiled: layer.isTiled)
     }
 }

@@ -1,4 +1,4 @@
-/// Where a mark goes on a frame: the config's percentage placement (docs/contract.md) with a safe inset.
+/// Where a mark goes on a frame: the config's percentage placement (docs/design/contract.md) with a safe inset.
 ///
 /// `left = inset + (W − w − 2·inset)·x/100`, likewise for `top`, so x = 0 puts the mark's
 /// layout box against the left inset and x = 100 against the right one, and the mark stays
@@ -12,7 +12,7 @@ public enum Placement {
     /// (`max(W − w − 2·inset, 0)`) and applying the vertical formula unclamped.
     public static func origin(boxWidth: Int, boxHeight: Int, frameWidth: Int, frameHeight: Int,
                               insetPixels: Double, xPercent: Double, yPercent: Double,
-                              convention: LayerSpec.LayoutConvention = .standard) -> (x: Int, y: Int) {
+                              convention: LayoutConvention = .standard) -> (x: Int, y: Int) {
         func axis(_ box: Int, _ frame: Int, _ percent: Double, vertical: Bool) -> Int {
             var free = Double(frame - box) - 2 * insetPixels
             let p = min(max(percent, 0), 100)

@@ -27,7 +27,7 @@ public struct TilePattern: Equatable, Sendable {
     /// How far the lattice is shifted, as a fraction of the step from one row to the next — half
     /// a cell along the row and a whole row across it, one of the lattice's own vectors, so 1 is
     /// the pattern unshifted again. A variant layer's variant k of q draws phase k/q
-    /// (docs/variant-marks.md §3): a q-th of a row across the rows, which blur and scaling keep.
+    /// (docs/design/variant-marks.md §3): a q-th of a row across the rows, which blur and scaling keep.
     public var phase: Double
 
     /// The side of the square a dense pattern never leaves clean, and beyond which a sparse

@@ -6,6 +6,7 @@ public struct BatchRow: Sendable, Equatable {
     public let number: Int
     /// The CSV line the row starts on.
     public let line: Int
+    /// The row's values by column, with the `--var` values every row shares.
     public let variables: [String: String]
     /// Where the row's output goes, parsed once (its kind and container).
     public let target: OutputTarget
@@ -24,13 +25,22 @@ public struct BatchRow: Sendable, Equatable {
 /// the template's directory; no two rows resolve to the same output; no text a row fills in
 /// is longer than a mark can be (`ConfigLimits`).
 public struct BatchPlan: Sendable {
+    /// Every row of the table, bound and checked, in file order.
     public let rows: [BatchRow]
+    /// The template the rows' outputs were named from.
     public let outputTemplate: OutputPathTemplate
     /// The environment variable that names the key file when no `--key-file` is given.
     public static let keyFileVariable = "VIDEOWM_KEY_FILE"
 
-    /// - Parameter fixedVariables: `--var` values shared by every row; they may not repeat a column.
-    public init(config: WatermarkConfig, table: CSVTable, outputTemplate: OutputPathTemplate,
+    /// - Parameters:
+    ///   - config: the marks every row draws, bound to each row's variables.
+    ///   - table: the CSV, one row per output.
+    ///   - outputTemplate: the outputs' names, with the CSV's columns as placeholders.
+    ///   - templateTarget: the template's output parsed once (its kind and container, which every row's
+    ///     output shares: a placeholder cannot name an extension).
+    ///   - fixedVariables: `--var` values shared by every row; they may not repeat a column.
+    ///   - warn: notices about the rows (a font fallback), each said once.
+    public init(config: WatermarkConfig, table: CSVTable, outputTemplate: OutputPathTemplate, target templateTarget: OutputTarget,
                 fixedVariables: [String: String] = [:], warn: WarningHandler) throws {
         self.outputTemplate = outputTemplate
         let file = table.file
@@ -60,7 +70,7 @@ public struct BatchPlan: Sendable {
         }
 
         // Before the warning below: a variant layer without the key is refused outright.
-        if config.variantLayer != nil && config.pathKey == nil { throw BatchRunner.keyNeeded(config: config) }
+        if config.variantLayer != nil && config.pathKey == nil { throw VariantCode.keyNeeded(config: config) }
         if config.pathKey == nil, let layer = config.layersWithRowDependentPaths(columns: table.columns).first {
             warn("\(config.file): \(layer.path): no key: each row's random path is seeded by its text alone, so anyone who knows "
                  + "a student's text can compute their path and forge a leak that names them; make a key with 'videowm keygen FILE' "
@@ -88,12 +98,7 @@ public struct BatchPlan: Sendable {
             } catch {
                 throw CSVError(file: file, line: record.line, row: record.number, problem: error.description)
             }
-            let target: OutputTarget
-            do {
-                target = try OutputTarget(path: output)
-            } catch {
-                throw CSVError(file: file, line: record.line, row: record.number, problem: error.description)
-            }
+            let target = templateTarget.relocated(to: output)
             let row = BatchRow(number: record.number, line: record.line, variables: variables, target: target)
             let key = OutputPathTemplate.path(of: OutputPathTemplate.normalizedComponents(of: output))
             if let earlier = rowByOutput[key] {

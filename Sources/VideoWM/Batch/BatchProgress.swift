@@ -4,14 +4,20 @@ import Foundation
 public struct BatchProgress: Sendable {
     /// Rows of this shard.
     public var total: Int
+    /// Rows whose output was written.
     public var done = 0
+    /// Rows skipped because their output existed.
     public var skipped = 0
+    /// Rows abandoned with an error.
     public var failed = 0
     /// Share of the encoding work finished, 0…1 (skipped rows are no work).
     public var fractionComplete = 0.0
+    /// Wall time since the batch started.
     public var elapsedSeconds = 0.0
+    /// Seconds left at the rate so far; nil until that can be told.
     public var etaSeconds: Double?
 
+    /// Rows that have ended, whichever way.
     public var finished: Int { done + skipped + failed }
 }
 

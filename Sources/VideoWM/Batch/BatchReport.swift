@@ -5,6 +5,7 @@ import Glibc
 
 /// What happened to one row of a batch.
 public struct BatchRowResult: Sendable {
+    /// How a row ended: its raw value is what the report line says.
     public enum Status: String, Sendable {
         /// The output was written.
         case done
@@ -14,10 +15,13 @@ public struct BatchRowResult: Sendable {
         case failed
     }
 
+    /// The row this result is for.
     public let row: BatchRow
+    /// Done, skipped or failed.
     public let status: Status
     /// Wall time from the start of the row's group to its end (0 when skipped).
     public let seconds: Double
+    /// Why a failed row failed; nil otherwise.
     public let error: (any Error)?
     /// How a done row's video was made (nil: copied, skipped or failed).
     public let render: RenderOutcome?
@@ -26,6 +30,7 @@ public struct BatchRowResult: Sendable {
     /// it was the first to need (so the rows' bytes add up to what the batch wrote).
     public let bytes: Int?
 
+    /// A row's result; `render` and `bytes` are known only for a row that was written.
     public init(row: BatchRow, status: Status, seconds: Double, error: (any Error)?, render: RenderOutcome? = nil, bytes: Int? = nil) {
         self.row = row
         self.status = status
@@ -53,9 +58,11 @@ public struct BatchRowResult: Sendable {
 /// a single `write` on an `O_APPEND` descriptor, which keeps lines from different processes
 /// whole on a local file system.
 public final class BatchReport {
+    /// The report file.
     public let path: String
     private let descriptor: Int32
 
+    /// Opens `path` for appending, creating it when missing; an `OutputError` when it cannot be.
     public init(path: String) throws {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -66,6 +73,7 @@ public final class BatchReport {
 
     deinit { close(descriptor) }
 
+    /// Appends `result` as one JSON line, in one write; an `OutputError` when it cannot be written.
     public func record(_ result: BatchRowResult) throws {
         let bytes = Array((result.jsonLine + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
@@ -78,6 +86,7 @@ public final class BatchReport {
 
 /// JSON text for the few values reports and progress lines write.
 public enum JSONText {
+    /// `s` as a JSON string literal: quoted, with quotes, backslashes and control characters escaped.
     public static func string(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {

@@ -5,6 +5,7 @@ import Overlay
 
 /// What a whole batch ended with.
 public struct BatchSummary: Sendable {
+    /// The rows done, skipped and failed, and the time taken.
     public var progress: BatchProgress
     /// The errors of the failed rows, in the order the rows ended (empty when every row is
     /// done or skipped); the command line exits with the gravest.
@@ -25,13 +26,19 @@ public struct BatchSummary: Sendable {
 /// row of it re-encodes, and each picture goes to the rows whose spans hold it. A row whose splice
 /// fails midway is done again in full (`auto`) or fails with the reason (`smart`).
 public struct BatchRunner {
+    /// The video every row is made from.
     public var input: String
+    /// The marks, bound to each row's values (keyed, when the rows' paths come from a key).
     public var config: WatermarkConfig
+    /// The rows to make: a ``BatchPlan``'s, or one shard's of them.
     public var rows: [BatchRow]
     /// The folder every output stays inside (the template's); it must exist.
     public var outputDirectory: String
+    /// How every row is encoded.
     public var settings: EncodeSettings
+    /// What a damaged input packet does: conceal and count, or stop.
     public var damagePolicy: DamagePolicy
+    /// Rows encoded at once from one decode of the input (`-j`).
     public var outputsPerDecode: Int
     /// Outputs per decode when the caller does not say (the command line's `-j` default too):
     /// more saves more decoding but runs more encoders at once, each holding its own frames.
@@ -40,15 +47,20 @@ public struct BatchRunner {
     public var force: Bool
     /// `--render`: full (every frame re-encoded), smart or auto (`Transcoder`'s rules, per row).
     public var render: RenderMode
+    /// Hears warnings, once each.
     public var warn: WarningHandler
     /// Hears the `--render auto` notices once the first row is done: one line per distinct fallback.
     public var notice: (String) -> Void
     /// How `.m3u8` rows are cut, and the folder of the segments they share (nil: `shared-segments`
     /// in `outputDirectory`, created when missing).
     public var hls = HLSSettings()
-    /// `--ladder`/`--subtitles`: `.m3u8` rows become multivariant playlists of renditions (`runLadders`).
+    /// `--ladder`/`--subtitles`: `.m3u8` rows become multivariant playlists of renditions.
     public var ladder: LadderOptions?
+    /// Values every row shares (`--var`), which a variant layer's text may use: its renders are
+    /// the same for every row.
+    public var jobValues: [String: String] = [:]
 
+    /// A batch of `rows` from `input`; see the properties for each parameter.
     public init(input: String, config: WatermarkConfig, rows: [BatchRow], outputDirectory: String, settings: EncodeSettings,
                 damagePolicy: DamagePolicy = .warn, outputsPerDecode: Int = defaultOutputsPerDecode, force: Bool = false,
                 render: RenderMode = .full, warn: @escaping WarningHandler, notice: @escaping (String) -> Void = { _ in }) {
@@ -93,8 +105,8 @@ public struct BatchRunner {
         for row in rows where !checked.contains(where: { $0 == (row.target.kind, row.target.container) }) {
             checked.append((row.target.kind, row.target.container))
             try settings.validate(for: row.target)
+            try Lecture.checkCopyTarget(row.target, config: config)
         }
-        try refuseWhatVariantsCannotWrite()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw OutputError(file: outputDirectory, stage: .creating, detail: "the output folder does not exist (create it first)")
@@ -125,13 +137,12 @@ public struct BatchRunner {
             warn("\(outputsPerDecode) outputs per decode (-j) lowered to \(lowered.outputs): the open-file limit (ulimit -n \(lowered.limit)) leaves room for no more")
             outputsPerDecode = lowered.outputs
         }
-        let presentations = pending.filter { $0.target.kind == .hlsPresentation }
-        let files = config.variantLayer == nil ? pending.filter { $0.target.kind == .file } : []
-        if config.variantLayer != nil && ladder == nil {  // files and presentations alike, from the lecture's shared renders
-            try runVariantLecture(pending, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report, onProgress: onProgress)
-        } else if !presentations.isEmpty {
-            try runPresentations(presentations, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
-                                 onProgress: onProgress)
+        // Copies of one lecture: every .m3u8 row, and with a variant layer every row (a file row is
+        // then its presentation's segments in one file); other file rows are rendered as files.
+        let copies = pending.filter { $0.target.kind == .hlsPresentation || config.variantLayer != nil }
+        let files = pending.filter { $0.target.kind == .file && config.variantLayer == nil }
+        if !copies.isEmpty {
+            try runLecture(copies, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report, onProgress: onProgress)
         }
         if !files.isEmpty {
             try runFiles(files, probed: probed, images: images, outputsPerDecode: outputsPerDecode, tracker: tracker, report: report,
@@ -181,12 +192,15 @@ public struct BatchRunner {
             if let error = error as? StopBatch { throw error }
             if let failure = error as? SpliceSink.Failure {
                 // Found while encoding: auto renders the row in full afterwards; smart reports why it could not.
-                if render == .auto {
-                    rendering.retryInFull.insert(row.number)
-                    warn("row \(row.number): render: full (the splice failed: \(failure.reason)); done again after this group")
-                    return
+                let fallback: RenderOutcome
+                do {
+                    fallback = try failure.fallback(under: render, input: input)
+                } catch {
+                    return try finish(row, error)
                 }
-                return try finish(row, failure.smartRenderError(input: input))
+                rendering.retryInFull.insert(row.number)
+                warn("row \(row.number): \(fallback.notice ?? "render: full"); done again after this group")
+                return
             }
             if error == nil { rendering.announceNotices(to: notice) }
             let size = error == nil ? (try? FileManager.default.attributesOfItem(atPath: row.output)[.size] as? Int) ?? nil : nil
@@ -300,5 +314,12 @@ private final class GroupOutput {
         let plan = try OutputPlan.make(source: source, target: row.target, compositor: compositor, settings: settings, unmarkedVideo: .copy,
                                        splice: splice)
         output = try MarkedOutput(plan: plan, source: source, compositor: compositor, settings: settings, overwrite: overwrite, warn: warn)
+    }
+}
+
+extension BatchRow {
+    /// Creates the row's output folder when a placeholder of the template made a new one.
+    func createFolder() throws {
+        try CopyRequest(variables: variables, target: target).createFolder()
     }
 }

@@ -2,13 +2,17 @@
 /// index (0 for the first row) is ≡ `index` mod `count`, so the parts never overlap and
 /// together cover every row.
 public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
+    /// Which shard this is, 0 for the first.
     public let index: Int
+    /// How many shards the rows are split into.
     public let count: Int
     /// Where the shard came from, for the log: "--shard", "SLURM_ARRAY_TASK_ID", ….
     public let origin: String
 
+    /// Every row: one shard of one.
     public static let whole = BatchShard(uncheckedIndex: 0, count: 1, origin: "default")
 
+    /// Shard `index` of `count`; `origin` says where the numbers came from, for messages. A `RequestError` when they are out of range.
     public init(index: Int, count: Int, origin: String) throws {
         guard count >= 1, (0..<count).contains(index) else {
             throw RequestError(subject: origin, problem: "shard \(index)/\(count) does not exist (the index runs from 0 to the count minus 1)")
@@ -24,6 +28,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(index)/\(count)" }
 
+    /// Whether the row at `rowIndex` (0 for the first) is this shard's.
     public func contains(rowIndex: Int) -> Bool { rowIndex % count == index }
 
     /// The most processes a batch can be split into (`--shard-count`'s limit too).

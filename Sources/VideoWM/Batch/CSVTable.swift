@@ -12,12 +12,15 @@ public struct CSVTable: Sendable, Equatable {
         public let number: Int
         /// The file line on which the record starts (a quoted field may span several).
         public let line: Int
+        /// The row's value in each column, by the header's names.
         public let values: [String: String]
     }
 
+    /// The file the table was read from, for messages.
     public let file: String
     /// Column names in file order, with surrounding spaces removed.
     public let columns: [String]
+    /// The records after the header, in file order.
     public let rows: [Row]
 
     /// Reads the CSV file at `path`.

@@ -7,6 +7,7 @@ import Foundation
 /// before the first placeholder): values lose `/`, control characters, leading dots and
 /// dashes, and the resolved path is checked again as a whole.
 public struct OutputPathTemplate: Sendable {
+    /// The template as given (`out/{id}.mp4`).
     public let source: String
     let template: TextTemplate
     /// The directory every output must stay inside, as path components ([] for the current directory).
@@ -15,6 +16,7 @@ public struct OutputPathTemplate: Sendable {
     /// The longest file-name component Linux file systems take, in bytes.
     static let maximumComponentBytes = 255
 
+    /// Reads `source`; a malformed placeholder or a template without one is a `RequestError`.
     public init(_ source: String) throws {
         self.source = source
         do {

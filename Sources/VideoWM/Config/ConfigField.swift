@@ -5,6 +5,7 @@ import Overlay
 /// The two kinds of layer a config holds; some fields apply to one kind only, and some
 /// defaults differ between them.
 public enum LayerKind: String, Sendable, CaseIterable {
+    /// A text layer (`text`) or an image layer (`image`).
     case text, image
 }
 

@@ -9,7 +9,7 @@ import Overlay
 /// To add a field: add its property to `LayerTemplate` (with the type the marks need), one
 /// entry below (most fields fit one of `ConfigField`'s shapes: `number`, `clampedNumber`,
 /// `milliseconds`, `color`, `object`…; others give their own `read`), a rule in `rules` if it
-/// constrains another field, and a line in README's config table. Fields are read in the
+/// constrains another field, and a row in docs/reference/config.md's field table. Fields are read in the
 /// order listed, after every default is set, so a later field overrides an earlier one.
 enum LayerFields {
     /// TPStreams sizes are points on a player whose short side is this many points.

@@ -4,19 +4,24 @@ import Overlay
 /// One layer of a config, read and checked, with its text still a template. Its fields, their
 /// ranges and defaults are declared in `LayerFields`.
 public struct LayerTemplate: Sendable {
+    /// What the layer shows.
     public enum Content: Sendable {
+        /// Text, with its placeholders not yet filled in.
         case text(TextTemplate)
         /// A local path (resolved against the config's folder) or an http(s) URL.
         case image(String)
     }
 
+    /// `pingPong` sweeps x from 0 to 100 and back; `random` jumps to a new spot every duration.
     public enum AnimationKind: String, Sendable { case pingPong, random }
 
-    /// A variant layer's `variants` object (docs/variant-marks.md §2): `count` phases of the tile,
+    /// A variant layer's `variants` object (docs/design/variant-marks.md §2): `count` phases of the tile,
     /// one per period of `periodSeconds`, chosen per student by a code keyed to `lecture` and
     /// `student`.
     public struct VariantSpec: Sendable {
+        /// q: how many variants (phases of the tile), 2…8.
         public var count: Int
+        /// Seconds each variant shows before the next period's.
         public var periodSeconds: Double
         /// The lecture's name in the key derivation; nil: the input's file name.
         public var lecture: String?
@@ -24,11 +29,15 @@ public struct LayerTemplate: Sendable {
         public var student: TextTemplate?
     }
 
+    /// A layer's `animation` object.
     public struct AnimationSpec: Sendable {
+        /// How the mark moves.
         public var kind: AnimationKind
+        /// One sweep, or the time at each spot.
         public var durationMilliseconds: Int64
         /// An explicit seed; nil means "the layer's rendered text".
         public var seed: UInt64?
+        /// `random` only: the time spent gliding between spots.
         public var easeMilliseconds: Int64
     }
 
@@ -36,25 +45,41 @@ public struct LayerTemplate: Sendable {
     public let index: Int
     /// Its JSON path (`watermarks[2]`), which errors about it name.
     public let path: String
+    /// The text or image the layer shows.
     public var content: Content
+    /// Text: cap height; image: its longer side; as a fraction of the frame's short side.
     public var sizeFraction: Double = 0
+    /// The font: a fontconfig family (with weight and style) or a font file.
     public var font: FontSpec = .family(FontLibrary.defaultFamily)
+    /// The text's colour.
     public var color: RGBAColor = .white
+    /// 0…1, multiplying the colour's and the image's own alpha.
     public var opacity: Double = 0
+    /// Horizontal place, 0 (left) to 100 (right), inside the inset.
     public var xPercent: Double = 0
+    /// Vertical place, 0 (top) to 100 (bottom), inside the inset.
     public var yPercent: Double = 0
+    /// The margin kept free at the frame's edges, a fraction of its short side.
     public var insetFraction: Double = 0
+    /// Text wider than this fraction of the frame's width wraps, then shrinks.
     public var maxWidthFraction: Double = 0
     /// Lines a long text may wrap onto before it shrinks below the legible size.
     public var maxLines: Int = 2
+    /// How the lines of a wrapped or multi-line text line up.
     public var alignment: TextAlignment = .center
+    /// A band of colour around every glyph, if any.
     public var outline: LayerSpec.Outline?
+    /// A drop shadow, if any.
     public var shadow: LayerSpec.Shadow?
+    /// A plate behind the text, if any.
     public var box: LayerSpec.Box?
+    /// The mark repeated over the whole frame, if tiled.
     public var tile: TilePattern?
+    /// How the mark moves over time; nil for a still mark.
     public var animation: AnimationSpec?
     /// Its variants, when this is a variant layer.
     public var variants: VariantSpec?
+    /// When the layer shows: `start`/`end`, `interval`/`skip` and `fade`.
     public var visibility = Visibility.always
     /// Variable name → values for which the layer is left out (`"unless": {"plan": ["premium"]}`).
     public var unless: [String: Set<String>] = [:]
@@ -65,7 +90,9 @@ public struct LayerTemplate: Sendable {
     /// TPStreams' sizes in points on the 360-point reference short side: a text's `textSize`
     /// (its em) and an image's `width`×`height` box. Used when the config is a TPStreams config.
     public var textSizePoints: Double = 0
+    /// TPStreams: the width of the box an image is fitted into, in points.
     public var boxWidthPoints: Double = 0
+    /// TPStreams: the height of that box, in points.
     public var boxHeightPoints: Double = 0
     /// Whose rules lay the layer out: videowm's, or the TPStreams SDK's in a TPStreams config.
     public var convention = LayerSpec.LayoutConvention.standard
@@ -94,6 +121,7 @@ public struct LayerTemplate: Sendable {
         return !columns.isDisjoint(with: text.variableNames)
     }
 
+    /// Text or image, from the content.
     public var kind: LayerKind {
         if case .text = content { return .text }
         return .image

@@ -1,11 +1,15 @@
 /// Text with `{name}` placeholders. `{{` and `}}` stand for literal braces; everything else
 /// (`%`, quotes, backslashes, any Unicode) is kept exactly as typed.
 public struct TextTemplate: Equatable, Sendable {
+    /// A piece of a template: text kept as typed, or a placeholder.
     public enum Segment: Equatable, Sendable {
+        /// Text drawn as it is (`{{` and `}}` already made single braces).
         case literal(String)
+        /// A `{name}` placeholder, by its name.
         case variable(String)
     }
 
+    /// The template's pieces, in order.
     public let segments: [Segment]
 
     /// Parses `source`; a malformed placeholder throws `TemplateError`.
@@ -64,6 +68,7 @@ public struct TextTemplate: Equatable, Sendable {
 
 /// A malformed placeholder in a text template; callers say where the template came from.
 public struct TemplateError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, in a phrase.
     public var problem: String
     public var description: String { problem }
 }

@@ -13,8 +13,11 @@ import Overlay
 /// - `{date}`, `{time}`: when the job started, local time ("2024-05-01", "14:03:59"); the same
 ///   for every frame and every row of a batch.
 public enum TextTokens {
+    /// The placeholders whose value changes with every frame.
     public static let perFrame: Set<String> = ["timecode", "pts"]
+    /// The placeholders fixed when the job starts.
     public static let perJob: Set<String> = ["date", "time"]
+    /// Every placeholder videowm fills in.
     public static var all: Set<String> { perFrame.union(perJob) }
 
     /// When this run started: fixed once, so every layer, frame and batch row shows the same.

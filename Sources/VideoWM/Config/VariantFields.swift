@@ -1,6 +1,6 @@
 import Overlay
 
-/// The `variants` object of a variant layer (docs/variant-marks.md §2), declared apart from the
+/// The `variants` object of a variant layer (docs/design/variant-marks.md §2), declared apart from the
 /// other fields in `LayerFields.all` only to keep that table's file readable.
 extension LayerFields {
     static var variantsField: ConfigField<LayerTemplate> {
@@ -17,7 +17,7 @@ extension LayerFields {
                         values: "a text with placeholders; default every variable of the row, as name=value lines in name order",
                         setDefault: { variants, _ in variants.student = nil },
                         read: { json, variants, _ in variants.student = try studentTemplate(json) }),
-        ], "a variant layer: the tiled mark in q variants, one per period, each student's copy showing the variants their key-derived code says; needs tile; see docs/variant-marks.md")
+        ], "a variant layer: the tiled mark in q variants, one per period, each student's copy showing the variants their key-derived code says; needs tile; see docs/design/variant-marks.md")
     }
 
     /// A variant layer is drawn once per variant for every student (each variant of each segment

@@ -8,7 +8,9 @@ import Overlay
 /// variables (`layerSpecs(variables:images:)`) can then only fail on a missing variable value
 /// or an image that cannot be loaded.
 public struct WatermarkConfig: Sendable {
+    /// The config file's path, which errors name.
     public let file: String
+    /// The layers, in drawing order.
     public let layers: [LayerTemplate]
     /// A TPStreams player config (one of its layers uses `textSize`, `imageUrl`, `width` or
     /// `height`): laid out as that SDK lays it out, with earlier entries drawn on top.

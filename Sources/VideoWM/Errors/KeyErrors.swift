@@ -1,6 +1,7 @@
 /// A key file that must not be used: others on the machine may read (or replace) it, or it
 /// is not a key `videowm keygen` wrote. The message names the file, never its bytes.
 public struct KeyFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Why the key file is refused.
     public enum Problem: Equatable, Sendable {
         /// Group or other users have some access (`mode` holds the permission bits).
         case accessibleByOthers(mode: UInt32)
@@ -8,9 +9,12 @@ public struct KeyFileError: Error, Equatable, Sendable, CustomStringConvertible 
         case wrongSize(bytes: Int, expected: ClosedRange<Int>)
     }
 
+    /// The key file, by its path (never its bytes).
     public var file: String
+    /// Why it is refused.
     public var problem: Problem
 
+    /// A refused key file.
     public init(file: String, problem: Problem) {
         self.file = file
         self.problem = problem
@@ -36,6 +40,7 @@ public struct CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     /// libcrypto's reason, when it gave one.
     public var reason: String?
 
+    /// libcrypto failed at `operation` (it fails only when memory or the random source gives out).
     public init(operation: String, reason: String? = nil) {
         self.operation = operation
         self.reason = reason

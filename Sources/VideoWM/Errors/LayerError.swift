@@ -4,6 +4,7 @@ import Overlay
 /// config file and the JSON path of the field at fault (`watermarks[0].font`), or the
 /// layer's position when it did not come from a config.
 public struct LayerError: Error, Sendable, CustomStringConvertible {
+    /// What could not be drawn.
     public enum Cause: Sendable {
         /// The text engine refused the layer's text, size or font.
         case text(TextRenderingError)
@@ -13,12 +14,16 @@ public struct LayerError: Error, Sendable, CustomStringConvertible {
         case other(String)
     }
 
+    /// The layer's position in the compositor, 0 for the first.
     public var layerIndex: Int
+    /// Where the layer came from (a config file and JSON path), when it came from a config.
     public var origin: LayerSpec.Origin?
     /// The field at fault, as a key path below the layer ("font", "outline.width").
     public var field: String?
+    /// What could not be drawn, and why.
     public var cause: Cause
 
+    /// A layer that cannot be drawn.
     public init(layerIndex: Int, origin: LayerSpec.Origin?, field: String?, cause: Cause) {
         self.layerIndex = layerIndex
         self.origin = origin
@@ -87,8 +92,10 @@ public struct LayerError: Error, Sendable, CustomStringConvertible {
 
 /// FreeType or fontconfig could not start, so no text can be drawn at all.
 public struct TextEngineError: Error, Sendable, CustomStringConvertible {
+    /// What the text engine reported.
     public var underlying: TextRenderingError
 
+    /// The text engine's failure, as a library error.
     public init(_ underlying: TextRenderingError) { self.underlying = underlying }
 
     /// A font library, or this error.

@@ -4,8 +4,10 @@
 public struct RenderError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input the job reads.
     public var file: String
+    /// Why, in a phrase ("a mark is visible in every GOP").
     public var reason: String
 
+    /// Smart rendering refused for `file`.
     public init(file: String, reason: String) {
         self.file = file
         self.reason = reason

@@ -4,15 +4,23 @@ import Animation
 /// How an HLS output is cut: `--segment SECONDS` (default 6, Apple's recommendation) and, for
 /// a batch, the folder of the segments every row shares.
 public struct HLSSettings: Sendable, Equatable {
+    /// Six seconds, Apple's recommendation for video on demand.
     public static let defaultSegmentDuration = PresentationTime(value: 6, timescale: 1)
 
-    public var segmentDuration: PresentationTime
+    /// `--segment`: the length segments aim at; nil: the default, or a variant layer's period
+    /// (the lecture decides: `Lecture.segment`).
+    public var segment: PresentationTime?
     /// nil: beside the outputs (batch), or no sharing (transcode).
     public var sharedFolder: String?
 
-    public init(segmentDuration: PresentationTime = HLSSettings.defaultSegmentDuration, sharedFolder: String? = nil) {
-        self.segmentDuration = segmentDuration
+    public init(segment: PresentationTime? = nil, sharedFolder: String? = nil) {
+        self.segment = segment
         self.sharedFolder = sharedFolder
+    }
+
+    /// A segment length given in seconds (`--segment`, lecture.json's `segment`), to the millisecond.
+    public static func segmentLength(seconds: Double) -> PresentationTime {
+        PresentationTime(milliseconds: Int64((seconds * 1000).rounded()))
     }
 }
 

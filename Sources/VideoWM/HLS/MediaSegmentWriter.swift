@@ -1,7 +1,7 @@
 /// Writes one fMP4 media segment (ISO/IEC 14496-12 §8.8: `moof` with `mfhd` and one `traf` per
 /// track, then `mdat`) from the samples it holds: a pure function of its samples, its sequence
 /// number and each track's base decode time, so segment k made alone has the bytes of segment k
-/// of the whole presentation (docs/hls.md §2).
+/// of the whole presentation (docs/design/hls.md §2).
 ///
 /// The layout follows FFmpeg's movenc in `default_base_moof` mode, which the initialization
 /// segment (`InitializationSegment`, FFmpeg's) declares: sample data offsets count from the

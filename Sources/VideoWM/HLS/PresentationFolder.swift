@@ -37,7 +37,9 @@ public final class PresentationFolder {
     /// - Parameters:
     ///   - playlist: the playlist's path; its folder holds the presentation's own files.
     ///   - sharedFolder: where files every row shares go (a batch); nil keeps every file beside the playlist.
+    ///   - overwrite: replace an existing presentation (`-y`); without it an existing playlist is an `OutputError`.
     ///   - inputs: files the playlist must not replace (the input).
+    ///   - warn: hears the partial files of an interrupted run it removes.
     public init(playlist: String, overwrite: Bool, inputs: [String], sharedFolder: String?, warn: @escaping WarningHandler) throws {
         playlistOutput = try AtomicOutput(target: playlist, overwrite: overwrite, inputs: inputs)
         playlistLock = PartialFileLock(path: playlistOutput.temporaryPath)

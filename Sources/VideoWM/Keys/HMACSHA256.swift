@@ -4,7 +4,7 @@ import CCrypto
 /// `authenticationCode(for:key:)`, or streaming (`init(key:)`, `update`, `finalize`).
 ///
 /// One owning object per EVP_MAC_CTX. libcrypto is in the process already (FFmpeg's libraries
-/// load it), so linking it costs nothing; docs/architecture.md ("Keys") says why not libavutil's `av_hmac`.
+/// load it), so linking it costs nothing; docs/design/architecture.md ("Keys") says why not libavutil's `av_hmac`.
 public final class HMACSHA256 {
     /// Bytes in a code (and in SHA-256's output).
     public static let byteCount = 32
@@ -80,6 +80,7 @@ public enum ConstantTime {
 /// Random bytes from libcrypto's generator (seeded from the kernel's `getrandom`): for keys and
 /// anything else an attacker must not guess.
 public enum SecureRandom {
+    /// `count` bytes from OpenSSL's `RAND_bytes`.
     public static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
         precondition(count >= 0 && count <= Int(Int32.max), "random byte count out of range")
         var bytes = [UInt8](repeating: 0, count: count)

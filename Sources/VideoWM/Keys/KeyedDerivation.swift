@@ -15,6 +15,7 @@ public struct KeyedDerivation: Sendable, Equatable {
 
     private let pseudorandomKey: SecretKey
 
+    /// Extracts the derivation's pseudorandom key from `key` once (HKDF-Extract).
     public init(key: SecretKey) throws(CryptoError) {
         let extracted = try HKDFSHA256.extract(salt: Self.salt, inputKeyMaterial: key.bytes)
         pseudorandomKey = SecretKey(bytes: extracted, file: key.file)

@@ -3,7 +3,9 @@ import Overlay
 
 /// A decoded logo: a picture, or an animation's frames with their timing.
 public enum Logo: Sendable {
+    /// A still picture.
     case still(StraightRGBAImage)
+    /// An animation's frames, with their timing.
     case animated(AnimatedImage)
 
     /// Decodes the logo at `path` (a local file), naming it `name` in errors: an animated
@@ -20,6 +22,7 @@ public final class ImageCache: @unchecked Sendable {
     private var logos: [String: Logo] = [:]
     private let lock = NSLock()
 
+    /// An empty cache.
     public init() {}
 
     /// The logo at `source`, a path or an http(s) URL (downloaded once).

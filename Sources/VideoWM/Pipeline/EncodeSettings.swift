@@ -2,14 +2,18 @@
 /// `--threads` options, and the delivery controls (`--gop`, `--maxrate`/`--bufsize`,
 /// `--profile`, `--level`, `--tune`) in `controls`.
 public struct EncodeSettings: Sendable, Equatable {
+    /// `--audio`: `copy` (re-encoded only where the container cannot hold the input's audio), `aac`, `opus`, or `none`.
     public enum AudioMode: String, Sendable, CaseIterable { case copy, aac, opus, none }
 
     /// nil: the container's usual codec (h264, or vp9 for .webm outputs).
     public var codec: VideoCodec?
+    /// Constant quality, lower is better (x264/x265 0…51, VP9/AV1 0…63); nil: the codec's default.
     public var crf: Int?
+    /// The encoder's speed preset (`veryfast`; VP9 and AV1 a speed number); nil: its default.
     public var preset: String?
     /// Target video bit rate in bits per second.
     public var bitRate: Int?
+    /// What happens to the audio.
     public var audio: AudioMode
     /// Codec threads; 0 lets FFmpeg choose, as the ffmpeg tool does.
     public var threads: Int
@@ -26,6 +30,7 @@ public struct EncodeSettings: Sendable, Equatable {
     /// (3 for x264's medium). A lecture with a variant layer asks for none (`forVariantLecture`).
     public var bFrames: Int? = nil
 
+    /// Settings whose every unset value is the codec's default.
     public init(codec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
                 audio: AudioMode = .copy, threads: Int = 0, controls: EncoderControls = EncoderControls()) {
         self.codec = codec
@@ -56,7 +61,7 @@ public struct EncodeSettings: Sendable, Equatable {
         codec ?? target.container.defaultVideoCodec
     }
 
-    /// These settings for a lecture with a variant layer (docs/variant-marks.md §6), whose every
+    /// These settings for a lecture with a variant layer (docs/design/variant-marks.md §6), whose every
     /// segment is re-encoded, as a student's own segments and as the shared variants: without
     /// B-frames. A student's own segments then cost what the spans of a batch without the layer
     /// cost (smart rendering's spans are encoded without B-frames, to splice between the input's

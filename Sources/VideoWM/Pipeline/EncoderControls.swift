@@ -12,14 +12,20 @@
 ///   the H.264/HEVC limits are checked here (`CodecLevelLimits`); VP9 levels are libvpx's
 ///   target level; SVT-AV1 sets its level itself.
 public struct EncoderControls: Sendable, Equatable {
+    /// `--gop`: keyframes every N frames or seconds; nil: the encoder's own placement.
     public var gop: KeyframeInterval?
     /// Bits per second and bits: the VBV's fill rate and size.
     public var maxRate: Int?
+    /// `--bufsize`, in bits.
     public var bufferSize: Int?
+    /// `--profile`, as given ("high", "main10", "0").
     public var profile: String?
+    /// `--level`, as given ("4.1").
     public var level: String?
+    /// `--tune`, as given ("film").
     public var tune: String?
 
+    /// Controls, each nil when not asked for.
     public init(gop: KeyframeInterval? = nil, maxRate: Int? = nil, bufferSize: Int? = nil,
                 profile: String? = nil, level: String? = nil, tune: String? = nil) {
         self.gop = gop
@@ -124,13 +130,18 @@ public struct EncoderControls: Sendable, Equatable {
 
 /// What the encoder will be given: enough to check a profile and a level.
 public struct EncodedPicture: Sendable, Equatable {
+    /// The encoded width in pixels.
     public var width: Int
+    /// The encoded height in pixels.
     public var height: Int
+    /// Bits per sample (8, 10, 12).
     public var bitDepth: Int
+    /// Its chroma subsampling.
     public var chroma: ChromaSubsampling
     /// The stream's nominal (highest) frame rate.
     public var framesPerSecond: Double
 
+    /// A picture as the encoder will get it.
     public init(width: Int, height: Int, bitDepth: Int, chroma: ChromaSubsampling, framesPerSecond: Double) {
         self.width = width
         self.height = height
@@ -144,13 +155,19 @@ public struct EncodedPicture: Sendable, Equatable {
 /// `key=value` entries for the encoder's own parameter string (`x264-params`, `x265-params`,
 /// `svtav1-params`, joined with `:` after any the caller already sets).
 public struct EncoderOptionChanges: Sendable, Equatable {
+    /// `AVCodecContext.gop_size`.
     public var gopSize: Int32?
+    /// `AVCodecContext.keyint_min`.
     public var minKeyframeInterval: Int32?
+    /// `AVCodecContext.rc_max_rate`, bits per second.
     public var maxRate: Int64?
+    /// `AVCodecContext.rc_buffer_size`, bits.
     public var bufferSize: Int32?
     /// `AVCodecContext.profile` for encoders that take a number (libvpx).
     public var profileNumber: Int32?
+    /// The encoder's private options (`profile`, `tune`, `level`…).
     public var privateOptions: [String: String] = [:]
+    /// `key=value` entries for the encoder's own parameter string.
     public var parameters: [String] = []
     /// Whether frames must be marked as keyframes by a `KeyframeSchedule` before encoding.
     public var forcesKeyframes = false
@@ -161,6 +178,7 @@ extension EncoderControls {
     /// x264's and libvpx's own maximum interval, switched off.
     static let unboundedInterval: Int32 = 1 << 20
 
+    /// How these controls reach `codec`'s encoder.
     public func changes(for codec: VideoCodec) -> EncoderOptionChanges {
         var c = EncoderOptionChanges()
         c.maxRate = maxRate.map(Int64.init)

@@ -13,7 +13,7 @@ struct SpliceJob {
 
 /// A smart-rendered output's video: the pictures of each span marked and encoded again by an
 /// encoder of the input's codec and constraints, every other packet copied, all of it put in
-/// order by a `SpliceSink` (docs/smart-rendering.md, sections 4–6).
+/// order by a `SpliceSink` (docs/design/smart-rendering.md, sections 4–6).
 ///
 /// Each span gets its own encoder, opened at its first picture and drained at its last: none of
 /// FFmpeg's H.264/HEVC/VP9 encoders here can be flushed and used again, and one encoder kept

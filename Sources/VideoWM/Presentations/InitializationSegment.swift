@@ -4,7 +4,7 @@
 /// The muxer is kept for this part because the `moov` is where the codec-specific work lies
 /// (avcC/hvcC from an encoder's Annex B header, esds from ADTS, vpcC, dOps, dac3…). With
 /// `delay_moov` it writes the `moov` when the first fragment is cut, so its edit lists see where
-/// each track starts — the B-frame delay, AAC priming (docs/hls.md §2) — and it needs nothing
+/// each track starts — the B-frame delay, AAC priming (docs/design/hls.md §2) — and it needs nothing
 /// but segment 0's packets: every duration in it is zero, as a fragmented file's are. The
 /// fragment it cuts is dropped; media segments are ours (`MediaSegmentWriter`), timed on the
 /// tracks' timescales the muxer chose (`TrackLayout`).

@@ -1,6 +1,6 @@
 import Animation
 
-/// How a presentation's video is made, the same for every segment (docs/hls.md §4, §11).
+/// How a presentation's video is made, the same for every segment (docs/design/hls.md §4, §11).
 public enum PresentationRendering: String, Sendable, Equatable {
     /// Cut at the input's closed IDR pictures nearest each `--segment`; a segment on which no
     /// mark shows is the input's own packets (the same bytes for every row, stored once), a

@@ -4,8 +4,11 @@ import Overlay
 
 /// One segment of a row's presentation, as its playlist needs it: known before anything is rendered.
 public struct RowSegment: Sendable, Equatable {
+    /// Its index in the playlist, 0 for the first.
     public let index: Int
+    /// Where it starts, on the presentation's timeline.
     public let start: PresentationTime
+    /// How long it lasts (its `EXTINF`).
     public let duration: PresentationTime
     /// No mark of this row shows on it: its bytes are the input's packets, the same for every row
     /// of the presentation (stored once).
@@ -16,9 +19,13 @@ public struct RowSegment: Sendable, Equatable {
 
 /// A rendered media segment (`moof` + `mdat`).
 public struct RenderedSegment: Sendable {
+    /// Its index in the playlist, 0 for the first.
     public let index: Int
+    /// The segment's bytes, as its file holds them.
     public let bytes: [UInt8]
+    /// How long it lasts (its `EXTINF`).
     public let duration: PresentationTime
+    /// No mark of the row shows in it: the same bytes for every row.
     public let isShared: Bool
     /// Pictures the decoder gave to make it, those decoded only as references before its first
     /// included (0 for a copied segment: its packets were only read).
@@ -31,6 +38,7 @@ public struct RenderedSegment: Sendable {
 
 /// The initialization segment (`ftyp` + `moov`).
 public struct RenderedInitialization: Sendable {
+    /// The initialization segment's bytes.
     public let bytes: [UInt8]
     /// The same for every row of the presentation.
     public let isShared: Bool
@@ -44,7 +52,9 @@ public struct RenderedInitialization: Sendable {
 ///
 /// Use one row from one thread at a time (its compositor is stateful); rows are cheap to make.
 public final class PresentationRow {
+    /// The input, shared with the other rows.
     public let source: PresentationSource
+    /// How this row's video is made, the same for every segment.
     public let rendering: PresentationRendering
     /// What the transcode summary says ("re-encoded 12.0 s of 60.0 s (20%)").
     public let outcome: RenderOutcome
@@ -68,12 +78,18 @@ public final class PresentationRow {
         let setup: PresentationSource.VideoSetup
     }
 
+    /// A row of `source` marked by `compositor`. (A student's row of a lecture with a variant layer,
+    /// `VariantLecture`, also says which segments it re-encodes, those its own marks show in, in an
+    /// `encoded` plan; the others are the lecture's shared variant renders, which this row never makes.)
+    ///
     /// - Parameters:
+    ///   - source: the input, indexed once and shared by every row.
+    ///   - compositor: this row's marks.
     ///   - rendering: nil chooses it as `batch` (`forBatch`) or `transcode --render mode` does
     ///     (`PresentationSource.rendering(markedBy:mode:forBatch:)`).
-    ///   - ownSegments: for a student's row of a lecture with a variant layer (`VariantLecture`),
-    ///     the segments it re-encodes (those its own marks show in) in an `encoded` plan; the
-    ///     others are the lecture's shared variant renders, which this row never makes.
+    ///   - mode: `--render`: how much may be copied from the input.
+    ///   - forBatch: whether segments are shared with other rows (a batch) or the presentation is one student's.
+    ///   - warn: hears notices about the rendering chosen.
     public convenience init(source: PresentationSource, compositor: Compositor, rendering: PresentationRendering? = nil,
                             mode: RenderMode = .auto, forBatch: Bool = true, warn: @escaping WarningHandler = { _ in }) throws {
         try self.init(source: source, compositor: compositor, rendering: rendering, mode: mode, forBatch: forBatch, ownSegments: nil, warn: warn)

@@ -12,6 +12,7 @@ import Overlay
 /// Files are opened anew for each piece of work (`PresentationRow.render(segment:)`), so nothing
 /// here holds FFmpeg state.
 public final class PresentationSource: @unchecked Sendable {
+    /// The input video's path.
     public let input: String
     let settings: EncodeSettings
     let damagePolicy: DamagePolicy
@@ -75,6 +76,7 @@ public final class PresentationSource: @unchecked Sendable {
 
     /// Why unmarked segments cannot be the input's packets.
     public struct SharingRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Why, in a phrase.
         public var reason: String
         /// An option asked for what copied packets cannot give (another codec, size, rate control):
         /// the full render is then what the user asked for, not a fallback worth a notice.

@@ -2,7 +2,7 @@ import Animation
 import Foundation
 import Overlay
 
-/// An HLS lecture whose config has a variant layer (docs/variant-marks.md §6–§8): the
+/// An HLS lecture whose config has a variant layer (docs/design/variant-marks.md §6–§8): the
 /// `encoded` plan cut every `seconds` (a period is a segment), each segment's q variants
 /// rendered once for the whole class (the variant layer alone, variant k all along) and
 /// shared, and each student's row re-encoding only the segments its own marks show in (without
@@ -46,14 +46,14 @@ public final class VariantLecture {
         try self.init(source: source, compositor: try Self.layerAlone(config: config, jobValues: jobValues, images: images, warn: warn), warn: warn)
     }
 
-    /// The config's variant layer alone, bound for nobody in particular (a server's lecture, or
-    /// ladder, before any student): with `jobValues` for `{date}` and `{time}`; a student's
-    /// variable in the layer's text is refused (64, naming it).
+    /// The config's variant layer alone, bound for nobody in particular (a lecture before any
+    /// student): with `jobValues` for `{date}` and `{time}` and the values every student shares (a
+    /// batch's `--var`s); a student's own variable in the layer's text is refused (64, naming it).
     public static func layerAlone(config: WatermarkConfig, jobValues: [String: String], images: ImageCache,
                                   warn: @escaping WarningHandler) throws -> Compositor {
         guard let alone = config.withVariantLayerAlone else { preconditionFailure("a variant lecture needs a variant layer") }
         if let layer = config.variantLayer, case .text(let template) = layer.content,
-           let name = template.variableNames.first(where: { !TextTokens.all.contains($0) }) {
+           let name = template.variableNames.first(where: { !TextTokens.all.contains($0) && jobValues[$0] == nil }) {
             throw ConfigError(file: config.file, path: layer.path + ".text",
                               problem: "'{\(name)}' in a variant layer's text: the layer is the same for every student (each segment's variants are rendered once for the class), so it may use no student's variable")
         }
@@ -137,7 +137,9 @@ public final class VariantLecture {
     /// A segment's shared files: its q variants (in variant order) and, for segment 0, the
     /// lecture's initialization segment.
     public struct SharedFiles: Sendable {
+        /// The segment's q variants, in variant order.
         public let variants: [RenderedSegment]
+        /// The lecture's initialization segment, with segment 0; nil otherwise.
         public let initialization: RenderedInitialization?
     }
 

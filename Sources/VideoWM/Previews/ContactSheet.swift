@@ -10,7 +10,9 @@ import Overlay
 /// (`FrameMarker`, the pipeline's own code), then scaled into their tile; the sheet is
 /// written like any still (temporary file and rename).
 public enum ContactSheet {
+    /// Frames on a sheet when the caller does not say (`--frames`).
     public static let defaultFrameCount = 12
+    /// The most frames a sheet holds.
     public static let frameCountLimit = 100
 
     /// The times sampled: the first frame, the end, and evenly between.

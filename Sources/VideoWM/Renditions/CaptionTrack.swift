@@ -4,13 +4,16 @@ import Animation
 /// One caption: when it shows, relative to the presentation's first picture (0), and its
 /// WebVTT cue text (markup WebVTT knows: `<b>`, `<i>`, `<u>`, `&amp;`…).
 public struct CaptionCue: Sendable, Equatable {
+    /// When the cue shows, on the video's timeline.
     public var start: PresentationTime
+    /// When it stops showing.
     public var end: PresentationTime
     /// WebVTT cue payload: one or more lines, none empty, never containing "-->".
     public var text: String
     /// WebVTT cue settings kept from a WebVTT file (`align:start line:10%`), else empty.
     public var settings: String
 
+    /// A cue; `settings` are WebVTT cue settings ("line:90%"), if any.
     public init(start: PresentationTime, end: PresentationTime, text: String, settings: String = "") {
         self.start = start
         self.end = end
@@ -26,10 +29,12 @@ public struct CaptionTrack: Sendable, Equatable {
     public var language: String
     /// What players list (`NAME`), unique within the presentation.
     public var name: String
+    /// The cues, in time order.
     public var cues: [CaptionCue]
     /// "lecture.en.srt", "input subtitle stream 2".
     public var origin: String
 
+    /// A track; `origin` names where it came from, for messages.
     public init(language: String, name: String, cues: [CaptionCue], origin: String) {
         self.language = language
         self.name = name
@@ -41,15 +46,21 @@ public struct CaptionTrack: Sendable, Equatable {
 /// `--subtitles FILE.vtt|FILE.srt[:LANG[:NAME]]` (or a lecture's `{"file", "language", "name"}`):
 /// a sidecar caption file and how it is listed.
 public struct SidecarCaptions: Sendable, Equatable {
+    /// A caption file's format, from its extension: SubRip (`.srt`) or WebVTT (`.vtt`).
     public enum Format: String, Sendable, Equatable { case subRip = "srt", webVTT = "vtt" }
 
+    /// The caption file's path.
     public var file: String
+    /// SubRip or WebVTT.
     public var format: Format
     /// nil: from the file's name (`lecture.de.srt` → "de"), else "und".
     public var language: String?
     /// nil: the language's own name ("Deutsch"), else the language tag.
     public var name: String?
 
+    /// A caption file with its language (nil: from a name like `talk.de.srt`, else "und") and the
+    /// name players list (nil: the language's); a `SyntaxError` for another extension, a malformed
+    /// tag or an unusable name.
     public init(file: String, language: String? = nil, name: String? = nil) throws(SyntaxError) {
         guard let format = Self.format(of: file) else {
             throw SyntaxError(problem: "'\(file)' is neither .srt nor .vtt")
@@ -90,7 +101,9 @@ public struct SidecarCaptions: Sendable, Equatable {
         try self.init(file: file, language: language, name: name)
     }
 
+    /// Why a `--subtitles` value cannot be read.
     public struct SyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// What is wrong, in a phrase.
         public var problem: String
         public var description: String { problem }
     }

@@ -14,17 +14,25 @@ import Overlay
 ///   (2 = AAC-LC, 5 = HE-AAC); other object types `mp4a.XX` (hex, MP3 = `mp4a.6B`).
 /// - `opus`, `flac`, `ac-3`, `ec-3` by their sample entries.
 public struct InitializationTrack: Sendable, Equatable {
+    /// Video, audio, or another kind of track.
     public enum Kind: Sendable, Equatable { case video, audio, other }
+    /// The track's kind.
     public var kind: Kind
     /// nil when the sample entry is not one a playlist can name.
     public var codec: String?
+    /// Video: the stored picture's width.
     public var storedWidth: Int?
+    /// Video: the stored picture's height.
     public var storedHeight: Int?
+    /// Video: the pixels' shape, when declared.
     public var pixelAspect: PixelAspect?
+    /// Video: the rotation players apply.
     public var rotation: DisplayRotation
     /// ISO 639-2 from `mdhd` ("eng"), nil when "und".
     public var language: String?
+    /// Audio: the number of channels.
     public var channels: Int?
+    /// The track's timescale (`mdhd`), ticks per second.
     public var timescale: Int?
 
     /// The displayed size: pixel shape applied, then rotation.

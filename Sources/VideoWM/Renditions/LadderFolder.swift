@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Where one student's ladder is written on disk, with `PresentationFolder`'s guarantees over
-/// every file of every rendition (docs/hls.md §15):
+/// every file of every rendition (docs/design/hls.md §15):
 /// - the multivariant playlist (the output path) is claimed first (an existing one without -y,
 ///   a missing folder, the input itself are refused before anything is written) and written
 ///   last, through a temporary file renamed into place: the ladder is there whole or not at all;

@@ -4,11 +4,13 @@ import Foundation
 /// One rendition of a lecture's ladder, as a multivariant playlist lists it: a video rung, an
 /// audio stream or a caption track.
 public struct LadderRendition: Sendable, Equatable {
+    /// A video rung, an audio stream or a caption track.
     public enum Kind: String, Sendable, Equatable { case video, audio, subtitles }
 
     /// "720p", "audio-en", "subs-en" ("…-2" when a language repeats): unique within the lecture,
     /// made of RFC 3986 unreserved characters, so it serves as a file-name part and a URL segment.
     public let id: String
+    /// Video, audio or subtitles.
     public let kind: Kind
     /// What players list (`NAME`): "720p", "English", "Deutsch (2)".
     public let name: String
@@ -69,9 +71,11 @@ public struct LadderRendition: Sendable, Equatable {
 
 /// One segment of one rendition of a student's ladder.
 public struct LadderSegment: Sendable, Equatable {
+    /// Its index in the rendition's playlist, 0 for the first.
     public let index: Int
     /// The same in every rendition: every rendition is cut at the same times.
     public let start: PresentationTime
+    /// How long it lasts (its `EXTINF`).
     public let duration: PresentationTime
     /// The lecture's bytes, the same for every student (`LectureLadder.sharedSegment`); false:
     /// this student's marks show in it and it is theirs alone.
@@ -84,9 +88,12 @@ public struct LadderSegment: Sendable, Equatable {
 /// What `--ladder` and `--subtitles` ask of an `.m3u8` output: a multivariant playlist of these
 /// renditions (`--subtitles` alone: of the input's own size).
 public struct LadderOptions: Sendable, Equatable {
+    /// `--ladder`: the rungs asked for.
     public var request: LadderRequest
+    /// `--subtitles`: caption files to offer.
     public var subtitles: [SidecarCaptions]
 
+    /// Renditions to make.
     public init(request: LadderRequest, subtitles: [SidecarCaptions] = []) {
         self.request = request
         self.subtitles = subtitles

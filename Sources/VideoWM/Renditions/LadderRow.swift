@@ -13,6 +13,7 @@ import Overlay
 /// hidden there), and elsewhere the lecture's render of their codeword's variant, the same symbol in
 /// every rendition. Use one row from one thread at a time (its compositor is stateful).
 public final class LadderRow {
+    /// The lecture, shared with the other rows.
     public let lecture: LectureLadder
     /// Per segment, whether a mark of the student shows in it (every video rendition alike; with
     /// a variant layer, a mark other than it).

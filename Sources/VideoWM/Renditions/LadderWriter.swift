@@ -5,7 +5,7 @@ import Foundation
 /// (`SegmentMaker`): each segment's packets read once, its GOPs decoded once for every encoder
 /// that needs its pictures — each encoded rendition's clean encode where some student shows no
 /// mark, and each student's marked encode of every rendition where theirs shows — and every
-/// shared file made once per run and published once (docs/hls.md §15).
+/// shared file made once per run and published once (docs/design/hls.md §15).
 ///
 /// With a variant layer (issue 29), a video rendition's shared files of a segment are its q
 /// variants, rendered in the pass that first needs one of them (the segment decoded once for
@@ -88,7 +88,7 @@ enum LadderWriter {
         }
         // An encoded ladder's pass that renders no shared video (a later group: its students' own
         // segments alone) seeks to each of those; otherwise one run of the decoder through the
-        // video decodes each GOP once. The bytes are the same either way (docs/hls.md §13).
+        // video decodes each GOP once. The bytes are the same either way (docs/design/hls.md §13).
         let seeking = plan.rendering == .encoded && !(0..<plan.segmentCount).contains { k in videoIDs.contains { rendersShared($0, k) } }
         let maker: SegmentMaker
         do {

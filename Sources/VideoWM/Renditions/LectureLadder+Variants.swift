@@ -1,7 +1,7 @@
 import Foundation
 import Overlay
 
-/// A lecture with a variant layer (issue 29, docs/variant-marks.md §6) as a ladder: each segment's
+/// A lecture with a variant layer (issue 29, docs/design/variant-marks.md §6) as a ladder: each segment's
 /// shared files of a video rendition are its q variants — the variant layer alone, variant k all
 /// along, at the rendition's size — padded to one size; a student lists their codeword's.
 extension LectureLadder {

@@ -2,7 +2,7 @@ import Animation
 import Foundation
 import Overlay
 
-/// A lecture prepared for a ladder of renditions (docs/hls.md §15): the input indexed once
+/// A lecture prepared for a ladder of renditions (docs/design/hls.md §15): the input indexed once
 /// (`PresentationSource`), the ladder resolved against it, the captions read and checked, and
 /// every file all students share — each rendition's unmarked segments and initialization
 /// segment, the audio renditions, the WebVTT captions — made the same way for everyone.
@@ -17,7 +17,7 @@ import Overlay
 /// - Audio: one rendition per audio stream (copied when fMP4 holds it, else encoded once),
 ///   segmented at the video's cuts; captions: one WebVTT rendition per text track.
 /// - One media timeline for every track of every rendition (`timelineOrigin`), no edit lists.
-/// - With a variant layer (issue 29, docs/variant-marks.md §6): every rendition is encoded (no
+/// - With a variant layer (issue 29, docs/design/variant-marks.md §6): every rendition is encoded (no
 ///   segment can be the input's packets: the layer shows in all), cut every period, and a
 ///   segment's shared files are its q variants of each rendition (`sharedVariants`), padded to
 ///   one size; a student lists their codeword's variant in every rendition alike.
@@ -25,6 +25,7 @@ import Overlay
 /// Immutable once made apart from caches behind a lock: share it across threads (a server keeps
 /// one per lecture revision).
 public final class LectureLadder: @unchecked Sendable {
+    /// The input, indexed once.
     public let source: PresentationSource
     /// Video renditions tallest first, then audio, then subtitles.
     public let renditions: [LadderRendition]
@@ -71,9 +72,17 @@ public final class LectureLadder: @unchecked Sendable {
     static let bufferFactor = 1.5
 
     /// - Parameters:
+    ///   - input: the lecture's video, indexed once.
+    ///   - request: the rungs asked for (`--ladder`).
+    ///   - subtitles: caption files offered beside the input's own text subtitles (`--subtitles`).
+    ///   - settings: the encode settings; those a ladder decides itself are refused.
+    ///   - segment: the length each segment aims at (`--segment`).
+    ///   - damagePolicy: what a damaged input packet does (`--errors`).
+    ///   - render: `--render`: whether the input-sized rendition may copy the input's packets.
     ///   - subject: how messages name the ladder's request ("--ladder", a lecture's field).
-    ///   - variantLayer: with a variant layer (its period the segment length: the caller's check),
-    ///     where its renders get it; nil without one.
+    ///   - variantLayer: with a variant layer (its period the segment length, and `settings` a
+    ///     variant lecture's: `Lecture` decides both), where its renders get it; nil without one.
+    ///   - warn: notices about the input (streams left out), each said once.
     /// - Throws: `RequestError` (64) for settings a ladder decides itself (`--bitrate`, `--crf`,
     ///   size options, `--maxrate`/`--bufsize`); `InputError` (66) for a missing input or sidecar;
     ///   `MediaError` (65) for a damaged input or a bad cue ("FILE: line N: …").
@@ -88,7 +97,7 @@ public final class LectureLadder: @unchecked Sendable {
         } else {
             variantCount = nil
         }
-        let source = try PresentationSource(input: input, settings: variantLayer == nil ? settings : settings.forVariantLecture, segment: segment,
+        let source = try PresentationSource(input: input, settings: settings, segment: segment,
                                             damagePolicy: damagePolicy, subtitlesAsRenditions: true, warn: warn)
         self.source = source
         fonts = try TextEngineError.fontLibrary()
@@ -208,6 +217,7 @@ public final class LectureLadder: @unchecked Sendable {
     /// The segments every rendition is cut into (nothing rendered).
     public var segments: [PlannedSegment] { plan.plannedSegments }
 
+    /// The rendition named `id` ("720p", "audio-en"), if any.
     public func rendition(_ id: String) -> LadderRendition? { renditions.first { $0.id == id } }
 
     /// A rendition `id` of `kind`, or a precondition failure naming it (a caller's mistake).

@@ -22,18 +22,28 @@ import Animation
 /// - The first variant is the default one for many players: the one nearest 2 Mb/s on average
 ///   (Apple 1.32), then the others from the highest bandwidth down.
 public struct MultivariantPlaylist: Sendable, Equatable {
+    /// One `EXT-X-MEDIA` entry: an audio or subtitle rendition.
     public struct Rendition: Sendable, Equatable {
+        /// `TYPE`: AUDIO or SUBTITLES.
         public enum Kind: String, Sendable, Equatable { case audio = "AUDIO", subtitles = "SUBTITLES" }
+        /// `TYPE`.
         public var kind: Kind
+        /// `GROUP-ID`.
         public var groupID: String
+        /// `LANGUAGE`.
         public var language: String
+        /// `NAME`, what players list.
         public var name: String
+        /// `DEFAULT=YES`.
         public var isDefault: Bool
+        /// `AUTOSELECT=YES`.
         public var autoselect: Bool
         /// Audio channels (`CHANNELS`), when known.
         public var channels: Int?
+        /// `URI`: its media playlist.
         public var uri: String
 
+        /// An `EXT-X-MEDIA` entry.
         public init(kind: Kind, groupID: String, language: String, name: String, isDefault: Bool, autoselect: Bool = true,
                     channels: Int? = nil, uri: String) {
             self.kind = kind
@@ -47,18 +57,28 @@ public struct MultivariantPlaylist: Sendable, Equatable {
         }
     }
 
+    /// One `EXT-X-STREAM-INF` entry: a video rendition.
     public struct Variant: Sendable, Equatable {
+        /// `BANDWIDTH`: the peak bit rate, measured.
         public var bandwidth: Int
+        /// `AVERAGE-BANDWIDTH`, measured.
         public var averageBandwidth: Int
+        /// `CODECS`, read from the initialization segments.
         public var codecs: [String]
+        /// `RESOLUTION`'s width.
         public var width: Int?
+        /// `RESOLUTION`'s height.
         public var height: Int?
         /// Frames per second, written to three decimals.
         public var frameRate: Double?
+        /// `AUDIO`: the group it plays with.
         public var audioGroup: String?
+        /// `SUBTITLES`: the caption group it offers.
         public var subtitlesGroup: String?
+        /// Its media playlist.
         public var uri: String
 
+        /// An `EXT-X-STREAM-INF` entry.
         public init(bandwidth: Int, averageBandwidth: Int, codecs: [String], width: Int?, height: Int?, frameRate: Double?,
                     audioGroup: String?, subtitlesGroup: String?, uri: String) {
             self.bandwidth = bandwidth
@@ -73,17 +93,23 @@ public struct MultivariantPlaylist: Sendable, Equatable {
         }
     }
 
+    /// The audio and subtitle renditions.
     public var renditions: [Rendition]
+    /// The video renditions.
     public var variants: [Variant]
+    /// Writes `EXT-X-INDEPENDENT-SEGMENTS`: every segment starts with a keyframe.
     public var independentSegments: Bool
 
+    /// A multivariant playlist.
     public init(renditions: [Rendition], variants: [Variant], independentSegments: Bool) {
         self.renditions = renditions
         self.variants = variants
         self.independentSegments = independentSegments
     }
 
+    /// The audio group's `GROUP-ID`.
     public static let audioGroupID = "audio"
+    /// The caption group's `GROUP-ID`.
     public static let subtitlesGroupID = "subs"
     /// Apple's default variant: the one nearest this average rate.
     public static let defaultVariantRate = 2_000_000
@@ -99,6 +125,7 @@ public struct MultivariantPlaylist: Sendable, Equatable {
         return [first.element] + ordered
     }
 
+    /// The playlist's text, as written to its file.
     public var text: String {
         var lines = ["#EXTM3U"]
         if !renditions.isEmpty { lines.append("#EXT-X-VERSION:4") }

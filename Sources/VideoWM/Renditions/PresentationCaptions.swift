@@ -6,9 +6,12 @@ import Animation
 /// streams are left out with one notice naming them. Names are made unique ("English",
 /// "English (2)") since players list renditions by name.
 public struct PresentationCaptions: Sendable, Equatable {
+    /// The caption tracks, the input's first, then the sidecar files'.
     public var tracks: [CaptionTrack]
+    /// What was left out (bitmap subtitles), one line each.
     public var notices: [String]
 
+    /// Captions already read.
     public init(tracks: [CaptionTrack], notices: [String]) {
         self.tracks = tracks
         self.notices = notices
@@ -17,6 +20,7 @@ public struct PresentationCaptions: Sendable, Equatable {
     /// - Parameters:
     ///   - input: the video; its text subtitle streams are read (nil: none).
     ///   - sidecars: `--subtitles` files.
+    ///   - warn: hears what a caption file's reader notices (cues it skips or mends).
     public static func load(input: String?, sidecars: [SidecarCaptions], warn: WarningHandler) throws -> PresentationCaptions {
         var tracks: [CaptionTrack] = []
         var notices: [String] = []

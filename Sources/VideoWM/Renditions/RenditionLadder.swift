@@ -9,6 +9,7 @@ public struct LadderRung: Sendable, Hashable, CustomStringConvertible {
     /// Bits per second; nil takes the standard ladder's rate for the picture (`StandardBitRates`).
     public var bitRate: Int?
 
+    /// A rung of `lines` lines, at `bitRate` or the standard rate.
     public init(lines: Int, bitRate: Int? = nil) {
         self.lines = lines
         self.bitRate = bitRate
@@ -27,14 +28,19 @@ public enum LadderRequest: Sendable, Hashable, CustomStringConvertible {
     /// The input's own size alone ("input"): what `--subtitles` without `--ladder` makes.
     case input
 
+    /// The rungs `auto` chooses from, below the input's own size.
     public static let automaticLines = [1080, 720, 540, 360]
+    /// The lines a rung may have.
     public static let linesRange = 16...4320
+    /// The bit rates a rung may ask for, in bits per second.
     public static let bitRateRange = 16_000...200_000_000
+    /// The most rungs a ladder may have.
     public static let maximumRungs = 8
 
     /// Why a ladder's text cannot be read; says what was expected, without naming where the
     /// text came from (the caller adds the option or the config field).
     public struct SyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// What is wrong, in a phrase.
         public var problem: String
         public var description: String { problem }
     }
@@ -110,10 +116,14 @@ public enum LadderRequest: Sendable, Hashable, CustomStringConvertible {
 public struct LadderSource: Sendable, Equatable {
     /// The stored picture (as coded), its pixels' shape and the rotation players apply.
     public var storedWidth: Int
+    /// The stored picture's height.
     public var storedHeight: Int
+    /// The pixels' shape (1:1 unless anamorphic).
     public var pixelAspect: PixelAspect
+    /// The rotation players apply.
     public var rotation: DisplayRotation
 
+    /// The source as stored, with its pixel shape and rotation.
     public init(storedWidth: Int, storedHeight: Int, pixelAspect: PixelAspect = PixelAspect(numerator: 1, denominator: 1),
                 rotation: DisplayRotation = .upright) {
         precondition(storedWidth > 0 && storedHeight > 0)
@@ -141,9 +151,11 @@ public struct PlannedRendition: Sendable, Equatable {
     public var lines: Int
     /// The displayed size (square pixels), what RESOLUTION declares.
     public var width: Int
+    /// The displayed height.
     public var height: Int
     /// The size an encoder gets, in the stored orientation (the rotation is kept as metadata).
     public var storedWidth: Int
+    /// The stored height an encoder gets.
     public var storedHeight: Int
     /// The average bit rate to encode at.
     public var bitRate: Int
@@ -157,7 +169,9 @@ public struct PlannedRendition: Sendable, Equatable {
 /// A ladder resolved against its source: the renditions, tallest first, and what was changed
 /// from the request (one line each, for the user).
 public struct RenditionLadder: Sendable, Equatable {
+    /// The renditions, tallest first.
     public var renditions: [PlannedRendition]
+    /// What was changed from the request, one line each.
     public var notices: [String]
 
     /// - Parameters:
@@ -231,7 +245,9 @@ public struct RenditionLadder: Sendable, Equatable {
 /// per pixel (at least 32 kb/s). The tables are for pictures up to 30 frames a second; give
 /// explicit rates for 50 and 60 fps.
 public enum StandardBitRates {
+    /// Which table a codec's rates come from.
     public enum Codec: Sendable, Equatable {
+        /// H.264.
         case h264
         /// HEVC; also used for VP9 and AV1, whose efficiency is close to HEVC's.
         case hevcClass
@@ -241,6 +257,7 @@ public enum StandardBitRates {
     public static let h264: [(width: Int, height: Int, kilobits: Int)] = [
         (416, 234, 145), (640, 360, 365), (768, 432, 730), (960, 540, 2000), (1280, 720, 3000), (1920, 1080, 6000),
     ]
+    /// (width, height, kb/s), Apple's HEVC table.
     public static let hevc: [(width: Int, height: Int, kilobits: Int)] = [
         (640, 360, 145), (768, 432, 300), (960, 540, 600), (1280, 720, 2400), (1920, 1080, 4500),
         (2560, 1440, 8100), (3840, 2160, 11600),

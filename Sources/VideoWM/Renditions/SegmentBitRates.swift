@@ -11,26 +11,36 @@ import Animation
 /// Sizes are the media segments' (the initialization section is fetched once, not per
 /// segment, and is left out as the RFC's "segment bit rate" does); rates are rounded up.
 public struct SegmentBitRates: Sendable, Equatable {
+    /// One segment's size and duration.
     public struct Sample: Sendable, Equatable {
+        /// The segment's bytes.
         public var bytes: Int
+        /// Its duration.
         public var duration: PresentationTime
+        /// A segment's size and duration.
         public init(bytes: Int, duration: PresentationTime) {
             self.bytes = bytes
             self.duration = duration
         }
     }
 
+    /// `BANDWIDTH`, bits per second.
     public var peak: Int
+    /// `AVERAGE-BANDWIDTH`, bits per second.
     public var average: Int
 
+    /// Rates already measured.
     public init(peak: Int, average: Int) {
         self.peak = peak
         self.average = average
     }
 
+    /// No bits: a playlist without segments.
     public static let zero = SegmentBitRates(peak: 0, average: 0)
 
-    /// - Parameter targetDurationSeconds: the playlist's `EXT-X-TARGETDURATION`.
+    /// - Parameters:
+    ///   - segments: every segment's duration and bytes, in order.
+    ///   - targetDurationSeconds: the playlist's `EXT-X-TARGETDURATION`.
     public init(segments: [Sample], targetDurationSeconds: Int) {
         guard !segments.isEmpty else {
             self = .zero

@@ -15,9 +15,13 @@ import Animation
 /// Apple's segmenter does: a player that starts or seeks into the later segment shows it, and
 /// players drop the repeat (hls.js and video.js replace cues of the same span).
 public enum WebVTTSegments {
+    /// One WebVTT segment file.
     public struct Segment: Sendable, Equatable {
+        /// The file's text: the header, `X-TIMESTAMP-MAP` and the cues it shows.
         public var text: String
+        /// The video segment's duration it matches.
         public var duration: PresentationTime
+        /// The text in UTF-8.
         public var bytes: [UInt8] { Array(text.utf8) }
     }
 
@@ -76,23 +80,31 @@ public enum WebVTTSegments {
 /// and URI per segment, the target duration the video's (Apple asks all of a presentation's
 /// playlists to share one), version 3 (decimal `EXTINF`).
 public struct SubtitlePlaylist: Sendable, Equatable {
+    /// One entry: a segment's URI and duration.
     public struct Segment: Sendable, Equatable {
+        /// The segment file's URI.
         public var uri: String
+        /// Its `EXTINF`.
         public var duration: PresentationTime
+        /// An entry.
         public init(uri: String, duration: PresentationTime) {
             self.uri = uri
             self.duration = duration
         }
     }
 
+    /// The segments, in order.
     public var segments: [Segment]
+    /// `EXT-X-TARGETDURATION`: the video's.
     public var targetDurationSeconds: Int
 
+    /// A subtitle rendition's playlist.
     public init(segments: [Segment], targetDurationSeconds: Int) {
         self.segments = segments
         self.targetDurationSeconds = targetDurationSeconds
     }
 
+    /// The playlist's text, as written to its file.
     public var text: String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:\(targetDurationSeconds)", "#EXT-X-MEDIA-SEQUENCE:0",
                      "#EXT-X-PLAYLIST-TYPE:VOD"]

@@ -1,7 +1,7 @@
 /// Smart rendering's plan: which packets of the input's video are re-encoded, and how the seams are made legal.
 ///
 /// Works from a packet index alone (timestamps, key flags, NAL unit types), never from decoded
-/// pictures. The rules, and the experiments behind them, are in docs/smart-rendering.md:
+/// pictures. The rules, and the experiments behind them, are in docs/design/smart-rendering.md:
 /// a span of re-encoded GOPs may start at any keyframe; the first copied GOP after it must not
 /// reference the span and must be a legal place to switch parameter sets.
 

@@ -1,5 +1,5 @@
 /// The H.264 header fields smart rendering edits where a span ends before an open GOP's keyframe
-/// (docs/smart-rendering.md, section 3): the keyframe, a recovery-point I picture, becomes an IDR
+/// (docs/design/smart-rendering.md, section 3): the keyframe, a recovery-point I picture, becomes an IDR
 /// (frame_num 0, picture order count 0), the copied pictures after it until the next IDR have their
 /// frame_num and pic_order_cnt_lsb moved by the same amounts, and the input's sequence parameter
 /// sets allow gaps in frame_num, where the keyframe's leading pictures (re-encoded with the span)
@@ -571,7 +571,7 @@ func h264RecoveryFrameCount(sei unit: ArraySlice<UInt8>) -> Int? {
 }
 
 /// The copied H.264 pictures after spans that end before recovery-point keyframes, as section 3
-/// of docs/smart-rendering.md has them: each such keyframe becomes an IDR and the copied pictures
+/// of docs/design/smart-rendering.md has them: each such keyframe becomes an IDR and the copied pictures
 /// after it, up to the next IDR, take frame numbers and picture order counts counted from it; the
 /// reference marking operations that remove pictures from before the keyframe (which the IDR
 /// already let go) are left out. Fed every output packet in decode order (copied ones through

@@ -1,6 +1,6 @@
 /// Byte-level edits that make re-encoded spans splice legally: the sample entry's parameter sets,
 /// in-band parameter sets, HEVC's CRA → BLA rewrite and Annex B → length-prefixed framing.
-/// The reasons are in docs/smart-rendering.md, section 5.
+/// The reasons are in docs/design/smart-rendering.md, section 5.
 
 /// Raw NAL units (header byte first, no start code or length).
 typealias NALUnit = [UInt8]

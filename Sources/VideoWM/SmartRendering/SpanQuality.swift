@@ -1,7 +1,7 @@
 import Foundation
 
 /// The quality a re-encoded span aims at: close to transparent against the input's own pictures
-/// (docs/smart-rendering.md, section 6), found by a trial encode of the span's first pictures.
+/// (docs/design/smart-rendering.md, section 6), found by a trial encode of the span's first pictures.
 ///
 /// Why a trial: the PSNR a re-encode reaches against the input at a given quantiser depends on the
 /// content. Measured with x264 on two real clips whose H.264 slices average the same quantiser
@@ -107,13 +107,13 @@ enum SpanQuality {
     /// would only be cut back by the decoder buffer, with the quality going where the buffer
     /// starves rather than where the encoder chose.
     static func byteBoundCRF(_ trials: [Measurement], range: ClosedRange<Double>) -> Double? {
-        let known = trials.filter { ($0.byteRatio ?? 0) > 0 }
-        guard let nearest = known.min(by: { abs(log2($0.byteRatio! / byteCap)) < abs(log2($1.byteRatio! / byteCap)) }) else { return nil }
+        let known = trials.compactMap { trial in trial.byteRatio.flatMap { $0 > 0 ? (crf: trial.crf, ratio: $0) : nil } }
+        guard let nearest = known.min(by: { abs(log2($0.ratio / byteCap)) < abs(log2($1.ratio / byteCap)) }) else { return nil }
         var steps = stepsPerDoubling
-        if known.count >= 2, let a = known.first, let b = known.last, a.crf != b.crf, a.byteRatio! != b.byteRatio! {
-            steps = min(max((b.crf - a.crf) / log2(a.byteRatio! / b.byteRatio!), 3), 12)
+        if known.count >= 2, let a = known.first, let b = known.last, a.crf != b.crf, a.ratio != b.ratio {
+            steps = min(max((b.crf - a.crf) / log2(a.ratio / b.ratio), 3), 12)
         }
-        let crf = nearest.crf + steps * log2(nearest.byteRatio! / byteCap)
+        let crf = nearest.crf + steps * log2(nearest.ratio / byteCap)
         return (crf * 4).rounded(.up) / 4
     }
 
@@ -162,141 +162,4 @@ enum SpanQuality {
         let maxRate = byteCap * rate - 0.9 * buffer / duration
         return (Int(maxRate), Int(buffer))
     }
-}
-
-/// Encodes a span's first pictures at a CRF, decodes what came out and compares it with them.
-enum SpanQualityTrial {
-    /// The CRF for a span whose first pictures are `pictures` (the input's, unmarked, in the encoder's
-    /// format, with their timestamps in its time base): one trial at `initial`, corrected; a second
-    /// trial when the correction was large. Every CRF tried and chosen stays inside `range` and
-    /// within the byte bound the trials measure (`SpanQuality.bounded`): on content no re-encode
-    /// matches short of lossless (cellular automata, confetti, sensor noise) the answer is the best
-    /// quality reachable within twice the bytes, and the choice says so.
-    /// - Parameters:
-    ///   - replacedBytes: the bytes of the input's packets for these pictures (0 when unknown).
-    ///   - configuration: the span encoder's configuration at a given CRF.
-    static func chooseCRF(pictures: [(frame: Frame, pts: Int64)], replacedBytes: Int, initial: Double, range: ClosedRange<Double>,
-                          file: String, configuration: (Double) -> VideoEncoderConfiguration) throws -> SpanQuality.Choice {
-        func trial(_ crf: Double) throws -> SpanQuality.Measurement {
-            let result = try measure(pictures, configuration(crf), file: file)
-            return SpanQuality.Measurement(crf: crf, psnr: result.psnr,
-                                           byteRatio: replacedBytes > 0 ? Double(result.bytes) / Double(replacedBytes) : nil)
-        }
-        let start = min(max(initial, range.lowerBound), range.upperBound)
-        let first = try trial(start)
-        let next = SpanQuality.bounded(SpanQuality.corrected(first, range: range), trials: [first], range: range)
-        guard abs(next.crf - start) >= 1.5 else {
-            return next.limit == .none && SpanQuality.wouldPassFloor(first, range: range) ? SpanQuality.Choice(crf: next.crf, trials: [first], limit: .floor) : next
-        }
-        let again = try trial(next.crf)
-        let trials = [first, again]
-        var choice = SpanQuality.bounded(SpanQuality.refined(first, again, range: range), trials: trials, range: range)
-        if choice.limit == .none, again.margin < 0, choice.crf == range.lowerBound { choice.limit = .floor }
-        return choice
-    }
-
-    /// Each picture's PSNR after encoding all of them with `configuration` and decoding the result.
-    static func psnr(_ pictures: [(frame: Frame, pts: Int64)], _ configuration: VideoEncoderConfiguration, file: String) throws -> [Double] {
-        try measure(pictures, configuration, file: file).psnr
-    }
-
-    /// Each picture's PSNR after encoding all of them with `configuration` and decoding the result,
-    /// and the bytes the encoder wrote for them.
-    static func measure(_ pictures: [(frame: Frame, pts: Int64)], _ configuration: VideoEncoderConfiguration,
-                        file: String) throws -> (psnr: [Double], bytes: Int) {
-        var byTimestamp: [Int64: Frame] = [:]
-        for picture in pictures { byTimestamp[picture.pts] = picture.frame }
-        let encoder = try Encoder(configuration, file: file)
-        let decoder = try Decoder(decodingOutputOf: encoder, file: file)
-        let input = try Frame(), packet = try Packet(), decoded = try Frame()
-        var results: [Double] = []
-        var bytes = 0
-        func drainDecoder() throws {
-            while case .frame = try decoder.receive(into: decoded) {
-                defer { decoded.unref() }
-                guard let pts = decoded.presentationTimestamp, let original = byTimestamp[pts],
-                      let difference = PictureDifference(original, decoded) else { continue }
-                results.append(difference.psnr)
-            }
-        }
-        func drainEncoder() throws {
-            while try encoder.receive(into: packet) == .produced {
-                defer { packet.unref() }
-                bytes += packet.size
-                _ = try decoder.send(packet)
-                try drainDecoder()
-            }
-        }
-        for (n, picture) in pictures.enumerated() {
-            try input.reference(picture.frame, file: file)
-            input.presentationTimestamp = picture.pts
-            input.clearPictureType()
-            if n == 0 { input.requestKeyframe() }
-            try encoder.send(input)
-            input.unref()
-            try drainEncoder()
-        }
-        try encoder.send(nil)
-        try drainEncoder()
-        _ = try decoder.send(nil)
-        try drainDecoder()
-        return (results, bytes)
-    }
-}
-
-/// How one quality-matched span was encoded: what `-v` says for each span of a smart render.
-public struct SpanQualityReport: Sendable, Equatable {
-    /// 1-based, in the order of the video.
-    public var span: Int
-    /// Seconds from the first picture of its first and last replaced pictures.
-    public var startSeconds: Double
-    public var endSeconds: Double
-    public var crf: Double
-    /// The trial nearest the chosen CRF: its mean and lowest PSNR against the input.
-    public var trialMeanPSNR: Double?
-    public var trialLowestPSNR: Double?
-    /// Every trial: its CRF, mean and lowest PSNR, and its bytes over the bytes it replaces.
-    public var trials: [(crf: Double, meanPSNR: Double, lowestPSNR: Double, byteRatio: Double?)]
-    /// The targets were out of reach: more quality would pass twice the bytes replaced (`.bytes`),
-    /// or need a CRF the codec's profile refuses (`.floor`).
-    public var stoppedAtByteBound: Bool
-    public var stoppedAtLowestCRF: Bool
-
-    init(span: Int, startSeconds: Double, endSeconds: Double, choice: SpanQuality.Choice) {
-        self.span = span
-        self.startSeconds = startSeconds
-        self.endSeconds = endSeconds
-        crf = choice.crf
-        trialMeanPSNR = choice.nearestTrial?.meanPSNR
-        trialLowestPSNR = choice.nearestTrial?.lowestPSNR
-        stoppedAtByteBound = choice.limit == .bytes
-        stoppedAtLowestCRF = choice.limit == .floor
-        trials = choice.trials.map { ($0.crf, $0.meanPSNR, $0.lowestPSNR, $0.byteRatio) }
-    }
-
-    public static func == (a: SpanQualityReport, b: SpanQualityReport) -> Bool {
-        a.span == b.span && a.startSeconds == b.startSeconds && a.endSeconds == b.endSeconds && a.crf == b.crf
-            && a.stoppedAtByteBound == b.stoppedAtByteBound && a.stoppedAtLowestCRF == b.stoppedAtLowestCRF
-            && a.trials.map(\.crf) == b.trials.map(\.crf) && a.trials.map(\.meanPSNR) == b.trials.map(\.meanPSNR)
-            && a.trials.map(\.lowestPSNR) == b.trials.map(\.lowestPSNR) && a.trials.map(\.byteRatio) == b.trials.map(\.byteRatio)
-    }
-
-    /// "span 2 (4.00–6.97 s): CRF 18.5, trial 47.1 dB mean, 44.0 dB lowest" and, when the targets
-    /// were out of reach, why the search stopped.
-    public var summary: String {
-        var line = "span \(span) (\(format(startSeconds))–\(format(endSeconds)) s): CRF \(String(format: "%g", crf))"
-        let tried = trials.map { trial in
-            "CRF \(String(format: "%g", trial.crf)): \(format(trial.meanPSNR, digits: 1))/\(format(trial.lowestPSNR, digits: 1)) dB"
-                + (trial.byteRatio.map { ", \(format($0)) × the bytes" } ?? "")
-        }
-        if !tried.isEmpty { line += " (trials, mean/lowest against the input: " + tried.joined(separator: "; ") + ")" }
-        if stoppedAtByteBound {
-            line += "; the best quality reachable within twice the bytes it replaces"
-        } else if stoppedAtLowestCRF {
-            line += "; the best quality reachable: the lowest CRF the input's profile allows"
-        }
-        return line
-    }
-
-    private func format(_ value: Double, digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
 }

@@ -1,6 +1,6 @@
 /// The bytes of a spliced video stream: how copied and re-encoded pictures are framed, which
 /// parameter sets travel in band, and the codec header the output's sample entry gets
-/// (docs/smart-rendering.md, section 5).
+/// (docs/design/smart-rendering.md, section 5).
 ///
 /// - H.264 in MP4/MOV/MKV: the input's and the encoder's SPS/PPS (distinct ids) both in the
 ///   sample entry; copied pictures untouched.
@@ -31,7 +31,7 @@ struct SpliceBitstream: Sendable {
     ///   - encoderHeader: the encoder's global header (Annex B; x264 with `sps-id` set to an id the input does not use).
     ///   - annexBOutput: the container wants Annex B (MPEG-TS).
     ///   - allowingFrameNumGaps: H.264 spans end before recovery-point keyframes, whose leading
-    ///     pictures leave gaps in frame_num (docs/smart-rendering.md, section 3).
+    ///     pictures leave gaps in frame_num (docs/design/smart-rendering.md, section 3).
     init(codec: VideoCodec, inputFraming: NALFraming?, inputExtradata: [UInt8], inputParameterSets: [NALUnit],
          encoderHeader: [UInt8], annexBOutput: Bool, allowingFrameNumGaps: Bool = false) throws(ParameterSetError) {
         self.codec = codec

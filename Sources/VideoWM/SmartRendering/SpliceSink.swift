@@ -40,14 +40,17 @@ final class SpliceSink {
             self.refusedEncoder = refusedEncoder
         }
 
-        /// The error `--render smart` reports for this failure: a refused encoder as the library's
-        /// own fault (`EncoderError.Origin.library`), anything else as a splice that cannot be made.
-        func smartRenderError(input: String) -> any Error {
+        /// What a splice failed midway becomes, decided here for every driver: under `auto` a full
+        /// render of the output instead, with the notice it says; under `--render smart` an error —
+        /// a refused encoder as the library's own fault (`EncoderError.Origin.library`, never a usage
+        /// error), anything else as a splice that cannot be made.
+        func fallback(under mode: RenderMode, input: String) throws -> RenderOutcome {
+            guard mode == .smart else { return RenderOutcome(isSmart: false, notice: "render: full (the splice failed: \(reason))") }
             if var encoder = refusedEncoder {
                 encoder.origin = .library
-                return encoder
+                throw encoder
             }
-            return RenderError(file: input, reason: reason)
+            throw RenderError(file: input, reason: reason)
         }
     }
 

@@ -1,6 +1,6 @@
 /// The input's video packets as smart rendering needs them, read in one demux pass without
 /// decoding: timestamps, sizes, key flags, the NAL unit types of each picture, and the
-/// parameter sets the stream carries (docs/smart-rendering.md, section 2).
+/// parameter sets the stream carries (docs/design/smart-rendering.md, section 2).
 struct VideoPacketIndex: Sendable {
     /// Decode order, as the demuxer gives them.
     var packets: [IndexedVideoPacket]

@@ -8,9 +8,12 @@ import ImageMetadata
 /// and Orientation never pass) is ImageMetadata's; this reads the blocks out of the input
 /// file, whatever its format, and puts the chosen ones into the encoded output's bytes.
 public struct StillMetadataChoice: Sendable, Equatable {
+    /// `--keep-metadata`: which of the input's EXIF and XMP are kept.
     public var kept: MetadataKept
+    /// `--set-metadata`: the copyright and artist written.
     public var edits: MetadataEdits
 
+    /// By default nothing is kept and nothing set.
     public init(kept: MetadataKept = .none, edits: MetadataEdits = MetadataEdits()) {
         self.kept = kept
         self.edits = edits

@@ -5,15 +5,20 @@ import Overlay
 
 /// What `videowm trace` is asked: which copy leaked, and how the copies were made.
 public struct LeakTraceRequest: Sendable {
+    /// The leaked video.
     public var leak: String
+    /// The unmarked video the copies were made from.
     public var original: String
+    /// The config the copies were marked with.
     public var configPath: String
+    /// The rows the copies were made for, as given to the batch.
     public var csvPath: String
     /// `--var` values every row shares; they may not repeat a column.
     public var variables: [String: String]
     /// The key the copies' paths were derived from (`--key-file`); nil: paths seeded by their text.
     public var pathKey: KeyedDerivation?
 
+    /// A trace of `leak`; see the properties for each parameter.
     public init(leak: String, original: String, configPath: String, csvPath: String, variables: [String: String] = [:],
                 pathKey: KeyedDerivation? = nil) {
         self.leak = leak
@@ -29,8 +34,11 @@ public struct LeakTraceRequest: Sendable {
 public struct TracedRow: Sendable {
     /// 1 for the first row after the header, as batch reports number rows.
     public var number: Int
+    /// Its line in the CSV file.
     public var line: Int
+    /// Its values, by column.
     public var values: [String: String]
+    /// How well its marks explain the leak: the score and the false-match probability.
     public var score: RowScore
     /// For an identified row, the spans of the leak (its own seconds) in which its marks stand
     /// out: all of it for a copy leaked whole or averaged with others, some of it for a leak
@@ -43,11 +51,13 @@ public struct LeakTraceReport: Sendable {
     /// A row is identified when its false-match probability is at most this.
     public static let identificationThreshold = TraceVerdict.identificationThreshold
 
+    /// Where and when the leak sits in the original.
     public struct Alignment: Sendable {
         /// Original time = leak time + offset.
         public var offsetSeconds: Double
         /// The original's span the leak shows.
         public var originalSpan: ClosedRange<Double>
+        /// How much of each side of the original the leak cut off, as fractions.
         public var crops: CropFractions
         /// How alike leak and warped original are, 0…1.
         public var correlation: Double
@@ -55,6 +65,7 @@ public struct LeakTraceReport: Sendable {
         public var slots: Int
         /// The leak's picture size (display pixels, upright).
         public var leakWidth: Int
+        /// The leak's picture height (display pixels, upright).
         public var leakHeight: Int
         /// Where the original's picture was found in the leak's, in leak display pixels: all of it
         /// for a re-encoded copy, a part of it for a screen recording.
@@ -71,6 +82,7 @@ public struct LeakTraceReport: Sendable {
         public var unkeyedMatches: [TracedRow]
         /// Slots in which marks were found where no identified row's mark was, of `slots`.
         public var slotsWithMarks: Int
+        /// Slots compared.
         public var slots: Int
         /// Whether the trace had a key (the wording differs).
         public var keyed: Bool
@@ -92,10 +104,13 @@ public struct LeakTraceReport: Sendable {
         }
     }
 
+    /// The CSV's columns.
     public var columns: [String]
+    /// How many rows were scored.
     public var rowCount: Int
     /// Every row, strongest first; empty when the leak could not be aligned.
     public var ranking: [TracedRow]
+    /// How the leak was aligned; nil when it matches no part of the original.
     public var alignment: Alignment?
     /// Why no row could be scored (the leak matches no part of the original), if so.
     public var problem: String?
@@ -143,6 +158,7 @@ public enum LeakTracing {
     /// A lone slot between two explained ones is counted in when its p-value is at most this.
     static let bridgedSlotPValue = 0.5
 
+    /// Traces `request`'s leak: aligns it with the original, scores every row and names those identified.
     public static func trace(_ request: LeakTraceRequest, warn: @escaping WarningHandler) throws -> LeakTraceReport {
         try TraceSession(request, warn: warn).report()
     }

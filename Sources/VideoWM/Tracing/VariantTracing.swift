@@ -3,12 +3,14 @@ import Foundation
 import LeakTrace
 import Overlay
 
-/// What a leak's variant layer says (docs/variant-marks.md §4–§5): which rows' codewords explain
+/// What a leak's variant layer says (docs/design/variant-marks.md §4–§5): which rows' codewords explain
 /// the variants its periods show, each with a false-accusation probability bounded for this leak.
 public struct VariantTraceVerdict: Sendable {
+    /// One row, as the variant code scores it.
     public struct Row: Sendable {
         /// 1 for the first CSV row, as batch numbers rows.
         public var number: Int
+        /// How well its codeword explains the variants read.
         public var score: Double
         /// At most this probability that an innocent row of the class scores as high (union over the rows).
         public var falseAccusationProbability: Double
@@ -19,7 +21,9 @@ public struct VariantTraceVerdict: Sendable {
 
     /// The lecture's periods, those the leak covers and those in which a variant was read.
     public var periods: Int
+    /// The periods the leak covers.
     public var periodsCovered: Int
+    /// The periods in which a variant was read.
     public var periodsRead: Int
     /// The score a row must reach to be named; nil when the leak is too short to name anybody.
     public var threshold: Double?
@@ -44,7 +48,7 @@ struct VariantTracing {
     /// Nil when the config has no variant layer; refused (64) without the key.
     init?(config: WatermarkConfig, rows: [[String: String]], original: String, display: (width: Int, height: Int)) throws {
         guard let layer = config.variantLayer, let spec = layer.variants, let lecture = config.variantLecture(input: original) else { return nil }
-        guard let key = config.pathKey else { throw BatchRunner.keyNeeded(config: config) }
+        guard let key = config.pathKey else { throw VariantCode.keyNeeded(config: config) }
         codebook = VariantCodebook(derivation: key, lecture: lecture, alphabetSize: spec.count)
         let source = try PresentationSource(input: original, segment: PresentationTime(seconds: spec.periodSeconds))
         let starts = source.segments(.encoded).map(\.start.seconds)

@@ -3,9 +3,11 @@ import LeakTrace
 /// A lecture's variant code as a copy is made from it: the codebook for the lecture's name, the
 /// biases of its periods, and each student's codeword from their variables — derived the same
 /// way by `batch` (a CSV row), `serve` (a token's `vars`) and `trace` (the rows it scores), so one
-/// student gets one codeword whichever made their copy (docs/variant-marks.md §2, §4).
+/// student gets one codeword whichever made their copy (docs/design/variant-marks.md §2, §4).
 public struct VariantCode: Sendable {
+    /// The lecture's codebook.
     public let codebook: VariantCodebook
+    /// The bias of each period of the lecture.
     public let biases: [VariantBias]
 
     /// - Parameters:
@@ -35,7 +37,7 @@ public struct VariantCode: Sendable {
     }
 }
 
-/// The names a server gives a lecture's shared variant files (docs/variant-marks.md §8): an
+/// The names a server gives a lecture's shared variant files (docs/design/variant-marks.md §8): an
 /// HMAC-SHA256 of the lecture, its revision, the segment and the variant, under a key derived from
 /// the marks' key, in hex. The same for every student given that variant (one cached file, one URL
 /// for shared caches); without the key nobody can tell from a name which variant it is, nor

@@ -1,7 +1,7 @@
 import LeakTrace
 
 /// A lecture's variant code, derived from the marks' key: the bias of every position and every
-/// student's codeword (docs/variant-marks.md §4). Nobody without the key can compute either, so
+/// student's codeword (docs/design/variant-marks.md §4). Nobody without the key can compute either, so
 /// nobody can predict a student's sequence of variants or forge one.
 ///
 /// Values come from keyed tracing's `KeyedDerivation` (issue 27), HKDF-SHA256 (RFC 5869):
@@ -21,9 +21,12 @@ public struct VariantCodebook: Sendable {
     static let positionsPerBlock = HKDFSHA256.maximumByteCount / 8
 
     let material: KeyedDerivation
+    /// The lecture's name in the derivation.
     public let lecture: String
+    /// q: the number of variants.
     public let alphabetSize: Int
 
+    /// The codebook of `lecture` with q = `alphabetSize` symbols, from a derivation already made.
     public init(derivation: KeyedDerivation, lecture: String, alphabetSize: Int) {
         precondition(VariantBias.alphabetSizes.contains(alphabetSize), "a variant code has 2…8 symbols")
         material = derivation
@@ -31,6 +34,7 @@ public struct VariantCodebook: Sendable {
         self.alphabetSize = alphabetSize
     }
 
+    /// The codebook of `lecture` with q = `alphabetSize` symbols, from the key.
     public init(key: SecretKey, lecture: String, alphabetSize: Int) throws(CryptoError) {
         self.init(derivation: try KeyedDerivation(key: key), lecture: lecture, alphabetSize: alphabetSize)
     }

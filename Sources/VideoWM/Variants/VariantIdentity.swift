@@ -1,6 +1,6 @@
 import Foundation
 
-/// The names a variant code is derived for (docs/variant-marks.md §2): the lecture and each
+/// The names a variant code is derived for (docs/design/variant-marks.md §2): the lecture and each
 /// student, as the config's variant layer says. `batch`, `serve` and `trace` must all come to the
 /// same texts for one student, or `trace` would score a codeword nobody was given.
 extension WatermarkConfig {

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import ServeCache
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         public var headerDeadlineSeconds: Double = 10
         /// Memory per connection, which bounds a request's header (a larger one is refused, 431).
         public var memoryPerConnection: Int = 64 * 1024
+        /// Connections open at once (`--max-connections`); past it a new one is closed as soon as
+        /// it is accepted. Lowered to what the process's descriptor limit allows (`DescriptorBudget`).
         public var connectionLimit: UInt32 = 4096
         public var pollingThreads: UInt32 = 2
         public init() {}
@@ -34,9 +37,12 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// The port listened on (the one asked for, or the system's pick for port 0).
     public let port: Int
     private var stoppedAccepting = false
+    /// Connections open at once at most: `Settings.connectionLimit`, or fewer when descriptors are short.
+    public var connectionLimit: Int { core.limit }
 
     public init(listen address: ListenAddress, handler: any HTTPHandler, settings: Settings = Settings()) throws {
-        let core = DaemonCore(handler: handler, watchdog: ConnectionWatchdog(headerDeadline: settings.headerDeadlineSeconds))
+        let limit = DescriptorBudget.connections(asked: settings.connectionLimit)
+        let core = DaemonCore(handler: handler, watchdog: ConnectionWatchdog(headerDeadline: settings.headerDeadlineSeconds), limit: Int(limit))
         let reference = Unmanaged.passRetained(core)
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
             | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
@@ -44,11 +50,14 @@ public final class HTTPDaemon: @unchecked Sendable {
         errno = 0
         let started = address.withSocketAddress { socketAddress in
             vwm_mhd_start(flags, socketAddress,
+                          admitConnection, reference.toOpaque(),
                           accessHandler, reference.toOpaque(),
                           requestCompleted, reference.toOpaque(),
                           connectionNotified, reference.toOpaque(),
                           settings.idleTimeoutSeconds, settings.memoryPerConnection,
-                          settings.connectionLimit, settings.pollingThreads)
+                          // The library's own limit, above ours, is never reached: at it, it would leave
+                          // new connections waiting in the listen queue instead of closing them.
+                          limit + 64, settings.pollingThreads)
         }
         guard let started else {
             let code = errno
@@ -75,6 +84,9 @@ public final class HTTPDaemon: @unchecked Sendable {
     public var requestsInFlight: Int { core.inFlight }
     /// Connections cut off for sending their header too slowly.
     public var slowHeaderCutOffs: Int { core.watchdog.cutOffConnections }
+    /// Connections open now, and those closed at once for arriving past the limit (so far).
+    public var openConnections: Int { core.connections.open }
+    public var refusedConnections: Int { core.connections.refused }
 
     deinit {
         core.watchdog.stop()
@@ -101,13 +113,31 @@ public struct ListenError: Error, CustomStringConvertible {
 final class DaemonCore: @unchecked Sendable {
     let handler: any HTTPHandler
     let watchdog: ConnectionWatchdog
+    let limit: Int
     private let lock = NSLock()
     private var inFlightCount = 0
+    private var openCount = 0
+    private var refusedCount = 0
 
-    init(handler: any HTTPHandler, watchdog: ConnectionWatchdog) {
+    init(handler: any HTTPHandler, watchdog: ConnectionWatchdog, limit: Int) {
         self.handler = handler
         self.watchdog = watchdog
+        self.limit = limit
     }
+
+    var connections: (open: Int, refused: Int) { lock.withLock { (openCount, refusedCount) } }
+    /// Whether a connection just accepted may stay (false: it is closed at once, and counted).
+    func admit() -> Bool {
+        lock.withLock {
+            guard openCount < limit else {
+                refusedCount += 1
+                return false
+            }
+            return true
+        }
+    }
+    func opened() { lock.withLock { openCount += 1 } }
+    func closed() { lock.withLock { openCount -= 1 } }
 
     var inFlight: Int { lock.withLock { inFlightCount } }
     func began() { lock.withLock { inFlightCount += 1 } }
@@ -207,15 +237,24 @@ private let requestCompleted: MHD_RequestCompletedCallback = { context, connecti
                                              completed: completed, client: exchange.client))
 }
 
+/// Past the connection limit a new connection is closed as soon as it is accepted, so the client
+/// learns at once (the listen queue would leave it waiting) and the descriptors are kept for the
+/// connections being served.
+private let admitConnection: MHD_AcceptPolicyCallback = { context, _, _ in
+    core(context).admit() ? .YES : .NO
+}
+
 private let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, socketContext, event in
     guard let connection, let socketContext else { return }
     let core = core(context)
     if event == .CONNECTION_NOTIFY_STARTED {
+        core.opened()
         // The connection's own address serves as its key: unique while it is open.
         let key = UnsafeMutableRawPointer(connection)
         socketContext.pointee = key
         core.watchdog.connectionOpened(key, socket: vwm_mhd_connection_socket(connection))
     } else if let key = socketContext.pointee {
+        core.closed()
         core.watchdog.connectionClosed(key)
         socketContext.pointee = nil
     }

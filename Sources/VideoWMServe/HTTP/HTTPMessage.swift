@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ServeCache
 
 /// One request as the HTTP library parsed it: the method, the request target exactly as sent
 /// (not percent-decoded, so `%2F` stays visible to the router), the query's arguments and the
@@ -20,32 +18,6 @@ public struct HTTPRequest: Sendable {
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
     public var isHead: Bool { method == "HEAD" }
-}
-
-/// A file opened for reading, owned: closed when the last reference goes. The HTTP layer
-/// hands the library a duplicate of the descriptor, which the library closes itself.
-public final class OpenFile: @unchecked Sendable {
-    public let descriptor: Int32
-    public let size: UInt64
-
-    /// Opens `path` for reading, or nil when it is not a regular file that can be read.
-    public init?(path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            return nil
-        }
-        descriptor = fd
-        size = UInt64(info.st_size)
-        modificationNanoseconds = UInt64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_mtim.tv_nsec)
-    }
-
-    /// When the file was last written (its identity for an ETag, with its size).
-    public let modificationNanoseconds: UInt64
-
-    deinit { close(descriptor) }
 }
 
 /// A response: status, header fields (the library adds `Content-Length` and `Date`), and a

@@ -1,4 +1,5 @@
 import Foundation
+import VideoWM
 
 /// The lectures under LIBRARY, one folder each, looked up by name when a request names one:
 /// a folder that appears is served from its first request on, a changed `lecture.json`,
@@ -41,6 +42,11 @@ final class LectureLibrary: @unchecked Sendable {
         }.sorted()
     }
 
+    /// Makes the next lookup of every lecture read its files again (SIGHUP).
+    func recheckAll() {
+        lock.withLock { for name in known.keys { known[name]?.checked = -.infinity } }
+    }
+
     func lookup(_ name: String, now: Double = ConnectionWatchdog.now()) -> Lookup {
         if let cached = lock.withLock({ known[name] }), now - cached.checked < Self.recheckSeconds {
             if let entry = cached.entry { return entry.isBroken ? .broken : .ready(entry) }
@@ -65,7 +71,7 @@ final class LectureLibrary: @unchecked Sendable {
             return .broken
         }
         let entry = lock.withLock { () -> LectureEntry in
-            if let current = known[name]?.entry, current.definition == definition {
+            if let current = known[name]?.entry, current.definition.revision == definition.revision {
                 known[name]?.checked = now
                 return current
             }
@@ -77,87 +83,87 @@ final class LectureLibrary: @unchecked Sendable {
     }
 }
 
-/// One revision of a lecture: its definition, its index (made once, on first need) and the
-/// presentations of the students seen lately.
+/// One revision of a lecture: its definition, the lecture prepared from it (once, on first need)
+/// and the copies of the students seen lately.
 final class LectureEntry: @unchecked Sendable {
     let definition: LectureDefinition
     private let condition = NSCondition()
-    private var indexing = false
-    private var indexed: Result<any IndexedLecture, any Error>?
-    private var presentations = PresentationMemo(limit: 4096)
+    private var preparing = false
+    private var prepared: Result<any PreparedLecture, any Error>?
+    private var copies = StudentCopyMemo(limit: 4096)
 
     init(definition: LectureDefinition) { self.definition = definition }
 
-    /// Whether indexing failed (the lecture then answers 404 until its files change).
+    /// Whether preparing failed (the lecture then answers 404 until its files change).
     var isBroken: Bool {
         condition.lock()
         defer { condition.unlock() }
-        if case .failure = indexed { return true }
+        if case .failure = prepared { return true }
         return false
     }
 
-    /// The index when it is made, without waiting.
-    var readyIndex: (any IndexedLecture)? {
+    /// The lecture when it is prepared, without waiting.
+    var readyLecture: (any PreparedLecture)? {
         condition.lock()
         defer { condition.unlock() }
-        return try? indexed?.get()
+        return try? prepared?.get()
     }
 
-    /// The index, made by the first caller (others wait for it). `onIndexed` runs once, for
-    /// the caller that made it, with the outcome.
-    func index(with indexer: any LectureIndexer, onIndexed: (Result<any IndexedLecture, any Error>) -> Void) throws -> any IndexedLecture {
+    /// The lecture, prepared by the first caller (others wait for it). `onPrepared` runs once,
+    /// for the caller that prepared it, with the outcome.
+    func prepare(with preparer: any LecturePreparing, onPrepared: (Result<any PreparedLecture, any Error>) -> Void) throws -> any PreparedLecture {
         condition.lock()
-        while indexing { condition.wait() }
-        if let indexed {
+        while preparing { condition.wait() }
+        if let prepared {
             condition.unlock()
-            return try indexed.get()
+            return try prepared.get()
         }
-        indexing = true
+        preparing = true
         condition.unlock()
-        let outcome = Result { try indexer.index(definition) }
+        let outcome = Result { try preparer.prepare(definition) }
         condition.lock()
-        indexed = outcome
-        indexing = false
+        prepared = outcome
+        preparing = false
         condition.broadcast()
         condition.unlock()
-        onIndexed(outcome)
+        onPrepared(outcome)
         return try outcome.get()
     }
 
-    func cachedPresentation(student: String) -> (any StudentPresentation)? {
+    func cachedCopy(student: String) -> (any StudentCopy)? {
         condition.lock()
         defer { condition.unlock() }
-        return presentations.get(student)
+        return copies.get(student)
     }
 
-    func presentation(student: String, variables: [String: String], in index: any IndexedLecture) throws -> any StudentPresentation {
-        if let cached = cachedPresentation(student: student) { return cached }
-        let made = try index.presentation(for: variables)
+    func copy(student: String, variables: [String: String], of lecture: any PreparedLecture) throws -> any StudentCopy {
+        if let cached = cachedCopy(student: student) { return cached }
+        let made = try lecture.student(variables: variables)
         condition.lock()
-        presentations.set(student, made)
+        copies.set(student, made)
         condition.unlock()
         return made
     }
 }
 
-/// Students' presentations, the least recently used forgotten past `limit`.
-struct PresentationMemo {
-    private var entries: [String: (presentation: any StudentPresentation, used: UInt64)] = [:]
+/// Students' copies, the least recently used forgotten past `limit`.
+struct StudentCopyMemo {
+    private var entries: [String: (copy: any StudentCopy, used: UInt64)] = [:]
     private var clock: UInt64 = 0
     let limit: Int
 
     init(limit: Int) { self.limit = limit }
 
-    mutating func get(_ key: String) -> (any StudentPresentation)? {
+    mutating func get(_ key: String) -> (any StudentCopy)? {
         guard let entry = entries[key] else { return nil }
         clock += 1
         entries[key]?.used = clock
-        return entry.presentation
+        return entry.copy
     }
 
-    mutating func set(_ key: String, _ presentation: any StudentPresentation) {
+    mutating func set(_ key: String, _ copy: any StudentCopy) {
         clock += 1
-        entries[key] = (presentation, clock)
+        entries[key] = (copy, clock)
         if entries.count > limit, let oldest = entries.min(by: { $0.value.used < $1.value.used }) {
             entries[oldest.key] = nil
         }

@@ -18,7 +18,9 @@ import Foundation
 /// - Results go to every waiter, on the worker thread that ran the job. A waiter that has
 ///   gone (a client that disconnected) costs nothing: the job finishes and its result is
 ///   kept where the job keeps it (the cache).
-public final class RenderPool: @unchecked Sendable {
+/// Generic over what its jobs make (`Product`): the server's jobs make a student's copy or files
+/// (`ServeJobProduct`), whose waiters switch on it rather than cast an erased value back.
+public final class RenderPool<Product: Sendable>: @unchecked Sendable {
     /// Most urgent first.
     public enum Priority: Int, Sendable, Comparable {
         case preparation, request, ahead, warming
@@ -26,7 +28,7 @@ public final class RenderPool: @unchecked Sendable {
     }
     public enum Admission: Sendable, Equatable { case accepted, full }
 
-    public typealias Outcome = Result<any Sendable, any Error>
+    public typealias Outcome = Result<Product, any Error>
 
     /// A job dropped from a full queue to make room for a request's.
     public struct Dropped: Error {}
@@ -34,9 +36,9 @@ public final class RenderPool: @unchecked Sendable {
     private final class Job {
         let key: String
         var priority: Priority
-        let work: @Sendable () throws -> any Sendable
+        let work: @Sendable () throws -> Product
         var waiters: [@Sendable (Outcome) -> Void] = []
-        init(key: String, priority: Priority, work: @escaping @Sendable () throws -> any Sendable) {
+        init(key: String, priority: Priority, work: @escaping @Sendable () throws -> Product) {
             self.key = key
             self.priority = priority
             self.work = work
@@ -76,7 +78,7 @@ public final class RenderPool: @unchecked Sendable {
     /// Runs `work` under `key` (or joins the job already under it) and hands the outcome to
     /// `completion`. `.full` means nothing was queued and `completion` will not be called.
     @discardableResult
-    public func submit(key: String, priority: Priority, work: @escaping @Sendable () throws -> any Sendable,
+    public func submit(key: String, priority: Priority, work: @escaping @Sendable () throws -> Product,
                        completion: (@Sendable (Outcome) -> Void)? = nil) -> Admission {
         // A dropped job's waiters hear of it after the lock is released (they may call back in).
         var droppedWaiters: [@Sendable (Outcome) -> Void] = []

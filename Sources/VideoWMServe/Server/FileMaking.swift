@@ -1,4 +1,6 @@
 import Foundation
+import ServeCache
+import VideoWM
 
 /// How a lecture's files are made on the render pool's workers and kept in the cache, for a
 /// request, a render ahead or `--warm` alike: the same resource always gets the same cache key
@@ -18,70 +20,66 @@ struct FileMaking: Sendable {
     /// segment's variants) under the group's key, so requests for any member join one job.
     ///
     /// - Parameters:
-    ///   - route: the URL of each file (the resource's, a group member's).
+    ///   - route: the route of each file (the resource's, a group member's), from its typed value.
     ///   - whose: for the log line of a failure ("shared", "student 3f2a…").
-    func job(lecture: String, _ resource: ResourceName, group: RenderGroup?, kind: ServerMetrics.RenderKind, whose: String,
-             route: (ResourceName) -> LectureRoute, render: @escaping @Sendable () throws -> [UInt8],
+    func job(lecture: String, _ resource: Resource, group: RenderGroup?, kind: ServerMetrics.RenderKind, whose: String,
+             route: (Resource) -> LectureRoute, render: @escaping @Sendable () throws -> [UInt8],
              renderGroup: @escaping @Sendable (RenderGroup) throws -> [[UInt8]]) -> RenderJob {
         let key = Self.cacheKey(route(resource), lecture: lecture)
         guard let group else {
             return RenderJob(fileKey: key, poolKey: key, work: { [self] in
-                try produce(key, kind: kind, failure: "lecture \(lecture), segment \(resource) (\(whose))", render: render)
+                .file(try produce(key, kind: kind, failure: "lecture \(lecture), segment \(resource) (\(whose))", render: render))
             })
         }
         let keys = group.members.map { Self.cacheKey(route($0), lecture: lecture) }
         // One component more than any file's key (RENDITION/GROUP/group): never a file's key or lock.
-        let groupKey = Self.cacheKey(route(ResourceName(rendition: group.rendition, file: group.name)), lecture: lecture) + "/group"
+        let groupKey = Self.cacheKey(route(resource).naming(group), lecture: lecture) + "/group"
         let failure = "lecture \(lecture), segment \(group.rendition)/\(group.name) (\(whose), \(group.members.count) files made together)"
         return RenderJob(fileKey: key, poolKey: groupKey, work: { [self] in
-            try produceGroup(groupKey, keys: keys, failure: failure) { try renderGroup(group) }
+            .files(try produceGroup(groupKey, keys: keys, failure: failure) { try renderGroup(group) })
         })
     }
 
     /// Makes the file (or finds it made, by this process or another) on a render worker.
-    private func produce(_ key: String, kind: ServerMetrics.RenderKind, failure: String, render: () throws -> [UInt8]) throws -> OpenFile {
+    private func produce(_ key: String, kind: ServerMetrics.RenderKind, failure: String, render: () throws -> [UInt8]) throws -> CacheItem {
         let started = ConnectionWatchdog.now()
-        var renderError: (any Error)?
         do {
-            let made = try cache.produce(key) {
-                do {
-                    return try render()
-                } catch {
-                    renderError = error
-                    throw error
-                }
-            }
+            let made = try cache.produce(key, render: render)
             if made.rendered { metrics.rendered(kind, seconds: ConnectionWatchdog.now() - started) }
-            return made.file
+            return made.item
         } catch {
             metrics.renderFailed()
-            log.event("\(renderError != nil ? "render failed" : "cache failed"): \(failure): \(error)")
+            log.event("render failed: \(failure): \(error)")
             throw error
         }
     }
 
     /// Makes a group's files (or finds them made) on a render worker: each file's by its cache key.
-    private func produceGroup(_ groupKey: String, keys: [String], failure: String, render: () throws -> [[UInt8]]) throws -> [String: OpenFile] {
+    private func produceGroup(_ groupKey: String, keys: [String], failure: String, render: () throws -> [[UInt8]]) throws -> [String: CacheItem] {
         let started = ConnectionWatchdog.now()
-        var renderError: (any Error)?
         do {
-            let made = try cache.produceGroup(groupKey, keys: keys) {
-                do {
-                    return try render()
-                } catch {
-                    renderError = error
-                    throw error
-                }
-            }
+            let made = try cache.produceGroup(groupKey, keys: keys, render: render)
             if made.rendered { metrics.rendered(.group, seconds: ConnectionWatchdog.now() - started) }
-            return Dictionary(zip(keys, made.files)) { first, _ in first }
+            return Dictionary(zip(keys, made.items)) { first, _ in first }
         } catch {
             metrics.renderFailed()
-            log.event("\(renderError != nil ? "render failed" : "cache failed"): \(failure): \(error)")
+            log.event("render failed: \(failure): \(error)")
             throw error
         }
     }
 }
+
+/// What a job of the server's render pool makes: a student's copy (a preparation: the lecture
+/// prepared and the student's variables bound), a file, or a render group's files by cache key.
+enum ServeJobProduct: Sendable {
+    case copy(any StudentCopy)
+    case lecture(any PreparedLecture)
+    case file(CacheItem)
+    case files([String: CacheItem])
+}
+
+/// The server's pool: its jobs make `ServeJobProduct`s.
+typealias ServePool = RenderPool<ServeJobProduct>
 
 /// How a file is made on a worker (`FileMaking.job`).
 struct RenderJob: Sendable {
@@ -89,10 +87,14 @@ struct RenderJob: Sendable {
     let fileKey: String
     /// The pool's key for the job: the file's, or its group's.
     let poolKey: String
-    let work: @Sendable () throws -> any Sendable
-    /// The file asked for, from the job's result (a file, or a group's files by key).
-    func file(in value: any Sendable) -> OpenFile? {
-        if let file = value as? OpenFile { return file }
-        return (value as? [String: OpenFile])?[fileKey]
+    let work: @Sendable () throws -> ServeJobProduct
+
+    /// The file asked for, from what the job made (a file, or a group's files by key).
+    func file(in product: ServeJobProduct) -> CacheItem? {
+        switch product {
+        case .file(let file): file
+        case .files(let files): files[fileKey]
+        case .copy, .lecture: nil
+        }
     }
 }

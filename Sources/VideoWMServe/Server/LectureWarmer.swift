@@ -1,7 +1,8 @@
 import Foundation
+import VideoWM
 
 /// `serve --warm`: makes every lecture's shared files that cost an encode (its ladder's
-/// renditions, its variant groups: `IndexedLecture.sharedWork`) before any student asks, so
+/// renditions, its variant groups: `PreparedLecture.sharedWork`) before any student asks, so
 /// first requests are cache hits and a lecture's cost is paid once, when it appears.
 ///
 /// A thread of its own walks the library every few seconds (a lecture appears without a
@@ -12,8 +13,8 @@ import Foundation
 /// processes warming one cache share the work.
 final class LectureWarmer: @unchecked Sendable {
     private let library: LectureLibrary
-    private let indexer: any LectureIndexer
-    private let pool: RenderPool
+    private let preparer: any LecturePreparing
+    private let pool: ServePool
     private let making: FileMaking
     private let metrics: ServerMetrics
     private let log: ServerLog
@@ -23,9 +24,9 @@ final class LectureWarmer: @unchecked Sendable {
     private var warmed: Set<String> = []
     static let rescanSeconds = 5.0
 
-    init(library: LectureLibrary, indexer: any LectureIndexer, pool: RenderPool, making: FileMaking, metrics: ServerMetrics, log: ServerLog) {
+    init(library: LectureLibrary, preparer: any LecturePreparing, pool: ServePool, making: FileMaking, metrics: ServerMetrics, log: ServerLog) {
         self.library = library
-        self.indexer = indexer
+        self.preparer = preparer
         self.pool = pool
         self.making = making
         self.metrics = metrics
@@ -67,18 +68,18 @@ final class LectureWarmer: @unchecked Sendable {
         } while pause(Self.rescanSeconds)
     }
 
-    /// Indexes the lecture (on a worker, as a request would) and makes its shared work, file by file.
+    /// Prepares the lecture (on a worker, as a request would) and makes its shared work, file by file.
     private func warm(_ name: String, _ entry: LectureEntry) {
         let started = ConnectionWatchdog.now()
-        let indexed = run(key: "index/\(name)/\(entry.definition.revision)") { [indexer, metrics, log] in
-            try entry.index(with: indexer) { outcome in
+        let prepared = run(key: "index/\(name)/\(entry.definition.revision)") { [preparer, metrics, log] in
+            .lecture(try entry.prepare(with: preparer) { outcome in
                 switch outcome {
                 case .success: metrics.lectureIndexed()
                 case .failure(let error): log.event("lecture \(name) not served: indexing failed: \(error)")
                 }
-            }
+            })
         }
-        guard case .success(let value)? = indexed, let lecture = value as? any IndexedLecture else { return }
+        guard case .success(.lecture(let lecture))? = prepared else { return }
         let work = lecture.sharedWork()
         guard !work.isEmpty else { return }
         var made = 0, cached = 0, failed = 0
@@ -86,7 +87,7 @@ final class LectureWarmer: @unchecked Sendable {
             guard isRunning else { return }
             let job = job(for: unit, of: lecture, name: name, revision: entry.definition.revision)
             let files = if case .group(let group) = unit { group.members.count } else { 1 }
-            if access(making.cache.path(of: job.fileKey), F_OK) == 0 {
+            if making.cache.contains(job.fileKey) {
                 cached += files
                 continue
             }
@@ -99,8 +100,8 @@ final class LectureWarmer: @unchecked Sendable {
         log.event("lecture \(name) warmed: \(made) shared files made, \(cached) already cached\(failed > 0 ? ", \(failed) failed" : "") in \(String(format: "%.1f", ConnectionWatchdog.now() - started)) s")
     }
 
-    private func job(for unit: SharedWork, of lecture: any IndexedLecture, name: String, revision: String) -> RenderJob {
-        let route = { (resource: ResourceName) in LectureRoute.shared(revision: revision, resource) }
+    private func job(for unit: SharedWork, of lecture: any PreparedLecture, name: String, revision: String) -> RenderJob {
+        let route = { (resource: Resource) in LectureRoute.shared(revision: revision, ResourcePath(resource, in: lecture)) }
         switch unit {
         case .file(let resource):
             return making.job(lecture: name, resource, group: nil, kind: .shared, whose: "shared, warming", route: route,
@@ -113,7 +114,7 @@ final class LectureWarmer: @unchecked Sendable {
 
     /// Runs `work` on the pool at warming priority and waits for it; a full queue (or a drop to
     /// make room for a request) is waited out and tried again. Nil when stopped first.
-    private func run(key: String, _ work: @escaping @Sendable () throws -> any Sendable) -> RenderPool.Outcome? {
+    private func run(key: String, _ work: @escaping @Sendable () throws -> ServeJobProduct) -> ServePool.Outcome? {
         while isRunning {
             let done = DispatchSemaphore(value: 0)
             let box = OutcomeBox()
@@ -123,7 +124,7 @@ final class LectureWarmer: @unchecked Sendable {
             }
             if admission == .accepted {
                 done.wait()
-                if case .failure(is RenderPool.Dropped)? = box.outcome {
+                if case .failure(is ServePool.Dropped)? = box.outcome {
                     if !pause(1) { return nil }
                     continue
                 }
@@ -135,6 +136,6 @@ final class LectureWarmer: @unchecked Sendable {
     }
 
     private final class OutcomeBox: @unchecked Sendable {
-        var outcome: RenderPool.Outcome?
+        var outcome: ServePool.Outcome?
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import ServeAccess
+import ServeCache
 import VideoWM
 
 // The request handling of `videowm serve`, one route at a time, over 300 lines because
@@ -9,13 +11,15 @@ import VideoWM
 /// cached file, or a render made on a worker while the connection waits (suspended).
 final class OriginHandler: HTTPHandler, @unchecked Sendable {
     let library: LectureLibrary
-    let verifier: TokenVerifier
+    let accessControl: AccessControl
     let cache: SegmentCache
-    let pool: RenderPool
-    let indexer: any LectureIndexer
+    let pool: ServePool
+    let preparer: any LecturePreparing
     let metrics: ServerMetrics
     let log: ServerLog
     let playerFolder: String?
+    /// Longest a request waits for a job (a render, an index) before it is answered 503.
+    let maxWaitSeconds: Double
     /// How files are made on the pool's workers into the cache (shared with `LectureWarmer`).
     let making: FileMaking
     weak var daemon: HTTPDaemon?
@@ -23,13 +27,14 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private var draining = false
     private var waiting: [ObjectIdentifier: Delivery] = [:]
 
-    init(library: LectureLibrary, verifier: TokenVerifier, cache: SegmentCache, pool: RenderPool, indexer: any LectureIndexer,
-         metrics: ServerMetrics, log: ServerLog, playerFolder: String?) {
+    init(library: LectureLibrary, access: AccessControl, cache: SegmentCache, pool: ServePool, preparer: any LecturePreparing,
+         metrics: ServerMetrics, log: ServerLog, playerFolder: String?, maxWaitSeconds: Double) {
         self.library = library
-        self.verifier = verifier
+        accessControl = access
+        self.maxWaitSeconds = maxWaitSeconds
         self.cache = cache
         self.pool = pool
-        self.indexer = indexer
+        self.preparer = preparer
         self.metrics = metrics
         self.log = log
         self.playerFolder = playerFolder
@@ -80,9 +85,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         case .health:
             return .now(lock.withLock({ draining }) ? .text(503, "draining") : .text(200, "ok", headers: [("Cache-Control", "no-store")]))
         case .metrics:
-            let text = metrics.text(queueDepth: pool.queueDepth, busyWorkers: pool.busyWorkers, workers: pool.workerCount,
-                                    cacheBytes: cache.approximateBytes, evictions: cache.evictedFiles,
-                                    slowHeaders: daemon?.slowHeaderCutOffs ?? 0, draining: lock.withLock { draining })
+            let readings = ServerMetrics.Readings(
+                queueDepth: pool.queueDepth, busyWorkers: pool.busyWorkers, workers: pool.workerCount, cacheBytes: cache.approximateBytes,
+                evictions: cache.evictedFiles, damagedFiles: cache.damagedFiles, unstoredFiles: cache.unstoredFiles, cacheVolumeFull: cache.isVolumeFull,
+                slowHeaders: daemon?.slowHeaderCutOffs ?? 0, connections: daemon?.openConnections ?? 0, connectionLimit: daemon?.connectionLimit ?? 0,
+                refusedConnections: daemon?.refusedConnections ?? 0, tokenKeys: accessControl.keyIDs.count, revocations: accessControl.revocationCount,
+                draining: lock.withLock { draining })
+            let text = metrics.text(readings)
             return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
                                      body: .bytes(Array(text.utf8))))
         case .player(let file):
@@ -105,56 +114,67 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private var notFound: HTTPResponse { .text(404, "not found", headers: [("Cache-Control", "no-store")] + Self.cors) }
     private var forbidden: HTTPResponse { .text(403, "forbidden", headers: [("Cache-Control", "no-store")] + Self.cors) }
 
-    /// Everything a lecture URL needs before its presentation: the lecture, a valid token for
+    /// Everything a lecture URL needs before the student's copy: the lecture, a valid token for
     /// it, the current revision, the student's own name in their URLs.
     private func lecture(_ name: String, _ route: LectureRoute, token: String?, request: HTTPRequest, authorizeOnly: Bool) -> HTTPReply {
         let refuse = { (response: HTTPResponse) in HTTPReply.now(authorizeOnly ? self.forbidden : response) }
         guard case .ready(let entry) = library.lookup(name) else { return refuse(notFound) }
-        guard let token, case .success(let access) = verifier.verify(token, for: name) else { return .now(forbidden) }
-        if let revision = route.revision, revision != entry.definition.revision { return refuse(notFound) }
-        guard let student = verifier.studentName(for: access.variables) else { return .now(.text(503, "out of memory", headers: [("Retry-After", "1")])) }
-        if case .own(_, let owner, _) = route, owner != student { return .now(forbidden) }
-        let request = Authorised(name: name, route: route, token: token, access: access, student: student, entry: entry,
-                                 http: request, authorizeOnly: authorizeOnly)
-        if entry.readyIndex != nil, let presentation = entry.cachedPresentation(student: student) {
-            return answer(request, presentation)
+        guard let token else {
+            metrics.tokenRefused(TokenRejection.missing.label)
+            return .now(forbidden)
         }
-        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", priority: .preparation, forFile: false, work: { [indexer, metrics, log] in
-            let index: any IndexedLecture
+        let admission: AccessControl.Admission
+        switch accessControl.admit(token, to: name) {
+        case .success(let admitted): admission = admitted
+        case .failure(let rejection):
+            metrics.tokenRefused(rejection.label)
+            return .now(rejection == .noMemory ? .text(503, "out of memory", headers: [("Retry-After", "1")]) : forbidden)
+        }
+        if let revision = route.revision, revision != entry.definition.revision { return refuse(notFound) }
+        let student = admission.student
+        if case .own(_, let owner, _) = route, owner != student { return .now(forbidden) }
+        let request = Authorised(name: name, route: route, token: token, access: admission.access, student: student, entry: entry,
+                                 http: request, authorizeOnly: authorizeOnly)
+        if let lecture = entry.readyLecture, let copy = entry.cachedCopy(student: student) {
+            return answer(request, lecture, copy)
+        }
+        return deferred(key: "prepare/\(name)/\(entry.definition.revision)/\(student)", priority: .preparation, forFile: false, work: { [preparer, metrics, log] in
+            let lecture: any PreparedLecture
             do {
-                index = try entry.index(with: indexer) { outcome in
+                lecture = try entry.prepare(with: preparer) { outcome in
                     switch outcome {
                     case .success: metrics.lectureIndexed()
                     case .failure(let error): log.event("lecture \(name) not served: indexing failed: \(error)")
                     }
                 }
             } catch {
-                throw PreparationFailure.index
+                throw PreparationFailure.lecture
             }
             do {
-                return try entry.presentation(student: student, variables: access.variables, in: index)
+                return .copy(try entry.copy(student: student, variables: admission.access.variables, of: lecture))
             } catch {
                 log.event("lecture \(name): a token's variables cannot be used: \(error)")
                 throw PreparationFailure.variables
             }
         }) { [self] outcome, deliver in
             switch outcome {
-            case .success(let value):
-                guard let presentation = value as? any StudentPresentation else { preconditionFailure("a preparation job returns a presentation") }
-                switch answer(request, presentation) {
+            case .success(.copy(let copy)):
+                guard let lecture = entry.readyLecture else { preconditionFailure("a copy is made of a prepared lecture") }
+                switch answer(request, lecture, copy) {
                 case .now(let response): deliver(response)
                 case .later(let later): later.start(deliver)
                 }
-            case .failure(PreparationFailure.variables): deliver(request.authorizeOnly ? forbidden : forbidden)
-            case .failure(PreparationFailure.index): deliver(request.authorizeOnly ? forbidden : notFound)
+            case .success: preconditionFailure("a preparation job makes a student's copy")
+            case .failure(PreparationFailure.variables): deliver(forbidden)
+            case .failure(PreparationFailure.lecture): deliver(request.authorizeOnly ? forbidden : notFound)
             case .failure: deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
             }
         }
     }
 
-    private enum PreparationFailure: Error { case index, variables }
+    private enum PreparationFailure: Error { case lecture, variables }
 
-    /// A request that passed every check that needs no presentation.
+    /// A request that passed every check that needs no student's copy.
     struct Authorised: Sendable {
         let name: String
         let route: LectureRoute
@@ -167,49 +187,52 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         var revision: String { entry.definition.revision }
     }
 
-    private func answer(_ request: Authorised, _ presentation: any StudentPresentation) -> HTTPReply {
+    private func answer(_ request: Authorised, _ lecture: any PreparedLecture, _ copy: any StudentCopy) -> HTTPReply {
         let query = "?token=" + request.token
+        let served = Served(request: request, lecture: lecture, copy: copy)
         switch request.route {
         case .master:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            let master: MasterPlaylist
+            let playback: PlaybackPlaylist
             do {
-                master = try presentation.masterPlaylist(mediaPlaylistURI: { rendition in
+                playback = try copy.playbackPlaylist(mediaPlaylistURI: { rendition in
                     LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
                 }, resourceURI: { resource, ownership in
-                    resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+                    served.route(of: resource, ownership).path(lecture: request.name) + query
                 })
             } catch {
                 log.event("playlist failed: lecture \(request.name), master playlist (student \(request.student)): \(error)")
                 return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
             }
-            if let rendition = master.mediaPlaylistOf { renderAhead(for: request, presentation, in: rendition, after: nil) }
-            return .now(playlist(master.text, request: request.http))
+            if let rendition = playback.mediaPlaylistOf { renderAhead(served, in: rendition, after: nil) }
+            return .now(playlist(playback.text, request: request.http))
         case .mediaPlaylist(_, let rendition):
-            guard let text = presentation.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
-                resourceRoute(resource, ownership, request).path(lecture: request.name) + query
+            guard let text = copy.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
+                served.route(of: resource, ownership).path(lecture: request.name) + query
             }) else { return .now(request.authorizeOnly ? forbidden : notFound) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            renderAhead(for: request, presentation, in: rendition, after: nil)
+            renderAhead(served, in: rendition, after: nil)
             return .now(playlist(text, request: request.http))
-        case .shared(_, let resource), .own(_, _, let resource):
+        case .shared(_, let path), .own(_, _, let path):
             let asked: ResourceOwnership = if case .shared = request.route { .shared } else { .student }
-            guard let ownership = presentation.ownership(of: resource) else { return .now(request.authorizeOnly ? forbidden : notFound) }
+            // The one place a URL's file name is read: into the typed resource it names.
+            guard let resource = lecture.resource(rendition: path.rendition, file: path.file),
+                  let ownership = copy.ownership(of: resource) else { return .now(request.authorizeOnly ? forbidden : notFound) }
             // A shared segment where this student has a marked one is not theirs: the unmarked copy stays out of reach.
             guard ownership == asked else { return .now(forbidden) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
-            renderAhead(for: request, presentation, in: resource.rendition, after: resource.file)
-            let job = renderJob(resource, ownership, presentation, request)
-            if let file = cache.open(job.fileKey) {
+            renderAhead(served, in: resource.rendition, after: resource)
+            let job = renderJob(resource, ownership, served)
+            if let item = cache.open(job.fileKey) {
                 metrics.cacheHit()
-                return .now(fileResponse(file, resource: resource, ownership: ownership, request: request))
+                return .now(fileResponse(item, resource: resource, ownership: ownership, request: request))
             }
             metrics.cacheMiss()
             return deferred(key: job.poolKey, priority: .request, forFile: true, work: job.work) { [self] outcome, deliver in
                 switch outcome {
-                case .success(let value):
-                    guard let file = job.file(in: value) else { preconditionFailure("a render job returns its files") }
-                    deliver(fileResponse(file, resource: resource, ownership: ownership, request: request))
+                case .success(let product):
+                    guard let item = job.file(in: product) else { preconditionFailure("a render job makes its files") }
+                    deliver(fileResponse(item, resource: resource, ownership: ownership, request: request))
                 case .failure(is DrainingError):
                     deliver(.text(503, "shutting down", headers: [("Retry-After", "1")]))
                 case .failure:
@@ -219,37 +242,47 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    private func resourceRoute(_ resource: ResourceName, _ ownership: ResourceOwnership, _ request: Authorised) -> LectureRoute {
-        switch ownership {
-        case .shared: .shared(revision: request.revision, resource)
-        case .student: .own(revision: request.revision, student: request.student, resource)
+    /// An authorised request with the lecture and the student's copy it is answered from.
+    struct Served: Sendable {
+        let request: Authorised
+        let lecture: any PreparedLecture
+        let copy: any StudentCopy
+
+        /// The route of a typed resource of this student's copy: named by the lecture, placed by whose it is.
+        func route(of resource: Resource, _ ownership: ResourceOwnership) -> LectureRoute {
+            let path = ResourcePath(resource, in: lecture)
+            switch ownership {
+            case .shared: return .shared(revision: request.revision, path)
+            case .student: return .own(revision: request.revision, student: request.student, path)
+            }
         }
     }
 
-    private func renderJob(_ resource: ResourceName, _ ownership: ResourceOwnership, _ presentation: any StudentPresentation,
-                           _ request: Authorised) -> RenderJob {
-        let whose = ownership == .shared ? "shared" : "student \(request.student)"
-        return making.job(lecture: request.name, resource, group: presentation.renderGroup(containing: resource), kind: ownership == .shared ? .shared : .student,
-                          whose: whose, route: { resourceRoute($0, ownership, request) },
-                          render: { try presentation.render(resource) }, renderGroup: { try presentation.render($0) })
+    private func renderJob(_ resource: Resource, _ ownership: ResourceOwnership, _ served: Served) -> RenderJob {
+        let whose = ownership == .shared ? "shared" : "student \(served.request.student)"
+        let copy = served.copy
+        return making.job(lecture: served.request.name, resource, group: copy.renderGroup(containing: resource),
+                          kind: ownership == .shared ? .shared : .student, whose: whose, route: { served.route(of: $0, ownership) },
+                          render: { try copy.render(resource).bytes }, renderGroup: { try copy.render($0) })
     }
 
-    /// Queues what the student will want next after `file` (their next own segment; in a variant
+    /// Queues what the student will want next after `resource` (their next own segment; in a variant
     /// lecture the next segment, own or a variant group) when it is neither cached nor on its way.
-    private func renderAhead(for request: Authorised, _ presentation: any StudentPresentation, in rendition: String, after file: String?) {
-        guard let next = presentation.nextResourceAhead(in: rendition, after: file) else { return }
-        let job = renderJob(next.resource, next.ownership, presentation, request)
-        guard !pool.isPending(job.poolKey), access(cache.path(of: job.fileKey), F_OK) != 0 else { return }
+    private func renderAhead(_ served: Served, in rendition: String, after resource: Resource?) {
+        guard let next = served.copy.nextResourceAhead(in: rendition, after: resource) else { return }
+        let job = renderJob(next.resource, next.ownership, served)
+        guard !pool.isPending(job.poolKey), !cache.contains(job.fileKey) else { return }
         let admission = pool.submit(key: job.poolKey, priority: .ahead, work: job.work)
         if admission == .accepted { metrics.aheadScheduled() }
     }
 
     // MARK: Deferred answers
 
-    /// An answer that waits for a pool job under `key` (`forFile`: one making a file); a full
-    /// queue answers 503 at once.
-    private func deferred(key: String, priority: RenderPool.Priority, forFile: Bool, work: @escaping @Sendable () throws -> any Sendable,
-                          then: @escaping @Sendable (RenderPool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
+    /// An answer that waits for a pool job under `key` (`forFile`: one making a file) for
+    /// `maxWaitSeconds` at most; a full queue answers 503 at once, a job that takes longer 503
+    /// then (the job carries on, and the client's retry finds its file).
+    private func deferred(key: String, priority: ServePool.Priority, forFile: Bool, work: @escaping @Sendable () throws -> ServeJobProduct,
+                          then: @escaping @Sendable (ServePool.Outcome, @escaping @Sendable (HTTPResponse) -> Void) -> Void) -> HTTPReply {
         .later(DeferredResponse { [self] deliver in
             let delivery = Delivery(forFile: forFile, deliver)
             lock.withLock { waiting[ObjectIdentifier(delivery)] = delivery }
@@ -260,6 +293,12 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             if admission == .full {
                 metrics.queueFull()
                 guarded(.text(503, "busy", headers: [("Retry-After", retryAfter()), ("Cache-Control", "no-store")] + Self.cors))
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + maxWaitSeconds) { [weak self] in
+                    guard let self, delivery.deliver(.text(503, "still rendering", headers: [("Retry-After", retryAfter()), ("Cache-Control", "no-store")] + Self.cors)) else { return }
+                    lock.withLock { _ = waiting.removeValue(forKey: ObjectIdentifier(delivery)) }
+                    metrics.waitCutShort()
+                }
             }
         })
     }
@@ -300,27 +339,35 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))
     }
 
-    private func fileResponse(_ file: OpenFile, resource: ResourceName, ownership: ResourceOwnership, request: Authorised) -> HTTPResponse {
-        let etag = "\"\(String(file.size, radix: 16))-\(String(file.modificationNanoseconds, radix: 16))\""
+    private func fileResponse(_ item: CacheItem, resource: Resource, ownership: ResourceOwnership, request: Authorised) -> HTTPResponse {
+        let etag = "\"" + Hex.string(item.digest.prefix(12)) + "\""
         // Shared files may sit in shared caches (keyed by the token-bearing URL, or by path
         // behind a proxy that authorises every request); a student's own stay in their browser.
         // Neither outlives the token that fetched it.
         let lifetime = max(0, Int(request.access.expires - Date().timeIntervalSince1970))
         let cacheControl = ownership == .shared ? "public, max-age=\(min(lifetime, 31_536_000)), immutable"
                                                 : "private, max-age=\(min(lifetime, 86_400)), immutable"
-        var headers: [(name: String, value: String)] = [("Content-Type", Self.contentType(of: resource.file)), ("ETag", etag),
+        var headers: [(name: String, value: String)] = [("Content-Type", Self.contentType(of: resource)), ("ETag", etag),
                                                         ("Accept-Ranges", "bytes"), ("Cache-Control", cacheControl)] + Self.cors
         if let match = request.http.header("if-none-match"), Self.matches(match, etag) { return HTTPResponse(status: 304, headers: headers) }
-        var range = ByteRange(header: request.http.header("range"), size: file.size)
+        var range = ByteRange(header: request.http.header("range"), size: item.size)
         if let ifRange = request.http.header("if-range"), ifRange != etag { range = .whole }  // RFC 9110 §13.1.5
         switch range {
         case .whole:
-            return HTTPResponse(status: 200, headers: headers, body: .file(file, offset: 0, length: file.size))
+            return HTTPResponse(status: 200, headers: headers, body: Self.body(item, offset: 0, length: item.size))
         case .part(let offset, let length):
-            headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(file.size)"))
-            return HTTPResponse(status: 206, headers: headers, body: .file(file, offset: offset, length: length))
+            headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(item.size)"))
+            return HTTPResponse(status: 206, headers: headers, body: Self.body(item, offset: offset, length: length))
         case .unsatisfiable:
-            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(file.size)"), ("Cache-Control", "no-store")] + Self.cors)
+            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(item.size)"), ("Cache-Control", "no-store")] + Self.cors)
+        }
+    }
+
+    /// Part of a cached file (sent from disk) or of bytes that could not be stored.
+    static func body(_ item: CacheItem, offset: UInt64, length: UInt64) -> HTTPResponse.Body {
+        switch item.body {
+        case .file(let file): .file(file, offset: offset, length: length)
+        case .memory(let bytes): .bytes(Array(bytes[Int(offset)..<Int(offset + length)]))
         }
     }
 
@@ -328,6 +375,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         ifNoneMatch.split(separator: ",").contains { candidate in
             let tag = candidate.trimmingCharacters(in: .whitespaces)
             return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    static func contentType(of resource: Resource) -> String {
+        switch resource.file {
+        case .initialization, .segment, .variant: "video/mp4"
+        case .captions: "text/vtt"
         }
     }
 

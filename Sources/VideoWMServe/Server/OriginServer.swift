@@ -1,14 +1,17 @@
 import Foundation
+import ServeAccess
+import ServeCache
 import VideoWM
 
 /// `videowm serve`: the HTTP origin for per-student HLS, put together — the HTTP daemon, the
-/// lecture library, the token verifier, the cache and the render pool — and taken apart in
-/// order on `drain`.
+/// lecture library, the access control, the cache and the render pool — kept up to date while it
+/// runs (`reload`, the revocations file watched), and taken apart in order on `drain`.
 public final class OriginServer: @unchecked Sendable {
     public struct Settings: Sendable {
         public var library: String
         public var listen: ListenAddress
-        public var tokenKey: SecretKey
+        /// The token keys, the leeway and the revocations.
+        public var access: AccessControl
         public var cacheFolder: String
         public var cacheBytes: UInt64
         public var workers: Int
@@ -20,13 +23,17 @@ public final class OriginServer: @unchecked Sendable {
         public var revisionSalt: [UInt8]
         /// Make every lecture's shared files that cost an encode before anyone asks (`--warm`).
         public var warm = false
+        /// Longest a request waits for a render before it is answered 503 with Retry-After (`--max-wait`).
+        public var maxWaitSeconds = OriginServer.defaultMaxWaitSeconds
+        /// Longest a render waits for another process's lock on the same file (a hung holder).
+        public var lockWaitSeconds = SegmentCache.defaultLockWaitSeconds
         public var http = HTTPDaemon.Settings()
 
-        public init(library: String, listen: ListenAddress, tokenKey: SecretKey, cacheFolder: String, cacheBytes: UInt64,
+        public init(library: String, listen: ListenAddress, access: AccessControl, cacheFolder: String, cacheBytes: UInt64,
                     workers: Int, queue: Int, playerFolder: String? = nil, revisionSalt: [UInt8] = []) {
             self.library = library
             self.listen = listen
-            self.tokenKey = tokenKey
+            self.access = access
             self.cacheFolder = cacheFolder
             self.cacheBytes = cacheBytes
             self.workers = workers
@@ -36,28 +43,47 @@ public final class OriginServer: @unchecked Sendable {
         }
     }
 
+    /// 20 s: hls.js gives up on a segment after 20 s (`fragLoadingTimeOut`) and asks again.
+    public static let defaultMaxWaitSeconds = 20.0
+
     public let metrics = ServerMetrics()
     private let handler: OriginHandler
     private var daemon: HTTPDaemon?
     private let warmer: LectureWarmer?
+    private let upkeep: Upkeep
     public let port: Int
+    /// Connections allowed at once: `--max-connections`, or fewer when file descriptors are short.
+    public let connectionLimit: Int
 
-    public init(settings: Settings, indexer: any LectureIndexer, log: ServerLog = ServerLog()) throws {
-        let cache = try SegmentCache(folder: settings.cacheFolder, capacity: settings.cacheBytes)
-        let pool = RenderPool(workers: settings.workers, queueLimit: settings.queue)
+    public init(settings: Settings, preparer: any LecturePreparing, log: ServerLog = ServerLog()) throws {
+        let cache = try SegmentCache(folder: settings.cacheFolder, capacity: settings.cacheBytes, lockWaitSeconds: settings.lockWaitSeconds,
+                                     log: { log.event($0) })
+        let pool = ServePool(workers: settings.workers, queueLimit: settings.queue)
         let library = LectureLibrary(folder: settings.library, salt: settings.revisionSalt, log: log)
-        handler = OriginHandler(library: library, verifier: TokenVerifier(key: settings.tokenKey), cache: cache, pool: pool,
-                                indexer: indexer, metrics: metrics, log: log, playerFolder: settings.playerFolder)
+        handler = OriginHandler(library: library, access: settings.access, cache: cache, pool: pool, preparer: preparer, metrics: metrics,
+                                log: log, playerFolder: settings.playerFolder, maxWaitSeconds: settings.maxWaitSeconds)
+        let daemon: HTTPDaemon
         do {
-            let daemon = try HTTPDaemon(listen: settings.listen, handler: handler, settings: settings.http)
-            self.daemon = daemon
-            port = daemon.port
-            handler.daemon = daemon
+            daemon = try HTTPDaemon(listen: settings.listen, handler: handler, settings: settings.http)
         } catch {
             pool.shutDown(failingQueuedWith: DrainingError())
             throw error
         }
-        warmer = settings.warm ? LectureWarmer(library: library, indexer: indexer, pool: pool, making: handler.making, metrics: metrics, log: log) : nil
+        self.daemon = daemon
+        port = daemon.port
+        connectionLimit = daemon.connectionLimit
+        handler.daemon = daemon
+        warmer = settings.warm ? LectureWarmer(library: library, preparer: preparer, pool: pool, making: handler.making, metrics: metrics, log: log) : nil
+        upkeep = Upkeep(access: settings.access, daemon: daemon, metrics: metrics, log: log)
+    }
+
+    /// Re-reads the token keys, the revocations and the library (SIGHUP); connections and
+    /// requests in flight carry on. A file that no longer reads keeps what is in force (one log line).
+    public func reload() {
+        upkeep.report(handler.accessControl.reloadKeys())
+        upkeep.report(handler.accessControl.reloadRevocations(force: true))
+        handler.library.recheckAll()
+        handler.log.event("library rechecked")
     }
 
     /// Requests waiting for a file to be made (by this process or, on the cache's lock, by
@@ -71,6 +97,7 @@ public final class OriginServer: @unchecked Sendable {
     public func drain(seconds: Double) -> Bool {
         guard let daemon else { return true }
         warmer?.stop()
+        upkeep.stop()
         handler.startDraining()
         daemon.stopAccepting()
         let deadline = ConnectionWatchdog.now() + seconds

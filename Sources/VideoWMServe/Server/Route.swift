@@ -1,3 +1,4 @@
+import VideoWM
 /// The URL scheme, parsed once from a request's path (never percent-decoded: a component may
 /// hold only unreserved characters, and may not start with a dot, so `..`, `%2F`, `%2e%2e`
 /// and empty components all fail here and answer 404).
@@ -23,8 +24,8 @@ enum Route: Equatable {
 enum LectureRoute: Equatable {
     case master
     case mediaPlaylist(revision: String, rendition: String)
-    case shared(revision: String, ResourceName)
-    case own(revision: String, student: String, ResourceName)
+    case shared(revision: String, ResourcePath)
+    case own(revision: String, student: String, ResourcePath)
 
     var revision: String? {
         switch self {
@@ -49,9 +50,9 @@ extension Route {
         case 5 where parts[0] == "v1" && parts[3] == "media" && parts[4].hasSuffix(".m3u8") && parts[4].count > 5:
             self = .lecture(name: parts[1], .mediaPlaylist(revision: parts[2], rendition: String(parts[4].dropLast(5))))
         case 6 where parts[0] == "v1" && parts[3] == "shared":
-            self = .lecture(name: parts[1], .shared(revision: parts[2], ResourceName(rendition: parts[4], file: parts[5])))
+            self = .lecture(name: parts[1], .shared(revision: parts[2], ResourcePath(rendition: parts[4], file: parts[5])))
         case 7 where parts[0] == "v1" && parts[3] == "own":
-            self = .lecture(name: parts[1], .own(revision: parts[2], student: parts[4], ResourceName(rendition: parts[5], file: parts[6])))
+            self = .lecture(name: parts[1], .own(revision: parts[2], student: parts[4], ResourcePath(rendition: parts[5], file: parts[6])))
         default: return nil
         }
     }
@@ -66,7 +67,35 @@ extension Route {
     }
 }
 
+/// Where a resource sits in URLs and the cache: its rendition and its name there. Read from a URL
+/// once, then turned into a typed `Resource` by the lecture (`PreparedLecture.resource`); made from
+/// a typed resource by the lecture's naming, never by hand.
+struct ResourcePath: Equatable, Sendable {
+    let rendition: String
+    let file: String
+
+    init(rendition: String, file: String) {
+        self.rendition = rendition
+        self.file = file
+    }
+
+    init(_ resource: Resource, in lecture: any PreparedLecture) {
+        self.init(rendition: resource.rendition, file: lecture.fileName(of: resource))
+    }
+}
+
 extension LectureRoute {
+    /// The route of `group` beside this file's (the same lecture, revision and owner): where the
+    /// group's lock and cache key live.
+    func naming(_ group: RenderGroup) -> LectureRoute {
+        let place = ResourcePath(rendition: group.rendition, file: group.name)
+        switch self {
+        case .master, .mediaPlaylist: preconditionFailure("a render group belongs to files")
+        case .shared(let revision, _): return .shared(revision: revision, place)
+        case .own(let revision, let student, _): return .own(revision: revision, student: student, place)
+        }
+    }
+
     /// The URL path of a route (the inverse of parsing), for the playlists the server writes.
     func path(lecture: String) -> String {
         switch self {

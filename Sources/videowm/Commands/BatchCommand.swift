@@ -21,6 +21,8 @@ struct BatchCommand: ToolCommand {
     var outputOptions = OutputOptions()
     var hls = HLSOptions()
     var sharedSegments: String?
+    /// The template's output, parsed once (`validate`): every row's output is of its kind and container.
+    var templateTarget: OutputTarget?
 
     static var optionGroups: [OptionGroup<Self>] {
         [OptionGroup("Options", [
@@ -108,6 +110,7 @@ struct BatchCommand: ToolCommand {
         let target = try OutputTarget(path: outputTemplate)
         try encode.validate(command: Self.name, output: target)
         try hls.validate(command: Self.name, output: target)
+        templateTarget = target
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)
         }
@@ -118,15 +121,11 @@ struct BatchCommand: ToolCommand {
     func run(console: Console) throws {
         outputOptions.configure(console)
         let config = try marks.config(console: console, command: Self.name)
-        var hls = self.hls
-        try hls.adoptVariantPeriod(of: config, command: Self.name)
-        if config.variantLayer != nil && encode.render == .smart {
-            throw UsageError("--render smart copies the input's packets, but a variant layer is drawn in every segment (each segment's variants are rendered once and shared); leave --render out", command: Self.name)
-        }
+        guard let templateTarget else { preconditionFailure("validate() parses the template before run") }
         let table = try CSVTable.load(path: try csvPath.required("--vars FILE.csv", command: Self.name))
         let template = try OutputPathTemplate(try outputTemplate.required("--output TEMPLATE", command: Self.name))
-        let plan = try BatchPlan(config: config, table: table, outputTemplate: template, fixedVariables: marks.variables,
-                                 warn: console.warningHandler)
+        let plan = try BatchPlan(config: config, table: table, outputTemplate: template, target: templateTarget,
+                                 fixedVariables: marks.variables, warn: console.warningHandler)
         let selected = try shard.map(BatchShard.parse)
             ?? BatchShard.fromEnvironment(ProcessInfo.processInfo.environment, countOverride: shardCount)
         let rows = plan.rows(in: selected)
@@ -143,6 +142,7 @@ struct BatchCommand: ToolCommand {
         runner.hls = hls.settings
         runner.hls.sharedFolder = sharedSegments
         runner.ladder = hls.ladderOptions
+        runner.jobValues = marks.variables
         let summary: BatchSummary
         do {
             summary = try runner.run(onRow: { result in

@@ -71,7 +71,7 @@ struct OutputOptions {
     }
 
     /// The same group for commands that draw no progress (stills, contact sheets): `--progress`
-    /// is accepted there too (docs/contract.md lists it among every command's output options) but shows nothing.
+    /// is accepted there too (docs/design/contract.md lists it among every command's output options) but shows nothing.
     static var optionsForCommandsWithoutProgress: OptionGroup<Self> {
         options.helping("--progress", "auto, bar, json or none: accepted as for transcode; nothing here reports progress")
     }
@@ -271,26 +271,13 @@ struct HLSOptions {
     var ladder: LadderRequest?
     /// `--subtitles`, in the order given.
     var subtitles: [SidecarCaptions] = []
-    /// Whether `--segment` was given (a variant layer's period is the segment length otherwise).
-    var segmentGiven = false
     static let segmentRange = 1.0...60.0
-
-    /// With a variant layer, a segment is a period (docs/variant-marks.md §6): `--segment` is the
-    /// layer's `seconds`, and another value given is refused (64, naming both).
-    mutating func adoptVariantPeriod(of config: WatermarkConfig, command: String) throws {
-        guard let layer = config.variantLayer, let variants = layer.variants else { return }
-        let period = PresentationTime(seconds: variants.periodSeconds)
-        if segmentGiven && abs(settings.segmentDuration.seconds - period.seconds) > 1e-6 {
-            throw UsageError("--segment \(settings.segmentDuration.seconds) differs from the variant layer's period (\(config.file): \(layer.path).variants.seconds = \(variants.periodSeconds)): with a variant layer a segment is a period; leave --segment out or give the same", command: command)
-        }
-        settings.segmentDuration = period
-    }
 
     static var options: OptionGroup<Self> {
         OptionGroup("HLS options (.m3u8 outputs)", [
             .parsed("--segment", placeholder: "SECONDS",
                     help: "length each segment aims at, cut on the nearest keyframe, 1…60 seconds (default 6)",
-                    example: "4", parse: segmentLength) { $0.settings.segmentDuration = $1; $0.segmentGiven = true },
+                    example: "4", parse: segmentLength) { $0.settings.segment = $1 },
             .parsed("--ladder", placeholder: "auto|HEIGHT[:RATE],…", help: """
                     renditions of a multivariant playlist: auto (the input's size, at most 1080 lines, then 720, 540 and 360 \
                     below it) or heights with optional bit rates, e.g. 1080:5M,720:2800k,360 (a height without a rate gets \
@@ -305,9 +292,9 @@ struct HLSOptions {
         ])
     }
 
-    /// `--ladder` and `--subtitles` make renditions, which only an HLS output has.
+    /// `--ladder` and `--subtitles` make renditions, which only an HLS output (or one file of one) has.
     func validate(command: String, output: OutputTarget) throws {
-        let isPresentation = output.kind == .hlsPresentation
+        let isPresentation = output.kind != .file
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
             throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output.path)", command: command)
         }
@@ -337,6 +324,6 @@ struct HLSOptions {
         guard segmentRange.contains(seconds) else {
             throw UsageError("\(option) must be between \(Int(segmentRange.lowerBound)) and \(Int(segmentRange.upperBound)) seconds, got '\(text)'", command: command)
         }
-        return PresentationTime(milliseconds: Int64((seconds * 1000).rounded()))
+        return HLSSettings.segmentLength(seconds: seconds)
     }
 }

@@ -14,11 +14,13 @@ struct TranscodeCommand: ToolCommand {
     var outputOptions = OutputOptions()
     /// `--only-segment`: one file of the presentation, written to OUTPUT.
     var onlyPart: PresentationPart?
+    /// OUTPUT, parsed once (`validate`).
+    var target: OutputTarget?
 
     static var optionGroups: [OptionGroup<Self>] {
         [OptionGroup("Options", [
-            .parsed("--only-segment", placeholder: "K|init",
-                    help: "write only segment K (0 is the first) or the initialization segment (init) of the HLS presentation these options make, to OUTPUT; byte for byte that presentation's file",
+            .parsed("--only-segment", placeholder: "K|init|RENDITION/FILE|PLAYLIST",
+                    help: "write only one file of the HLS presentation these options make, to OUTPUT, byte for byte that presentation's file: segment K (0 is the first) or init of a single rendition, any file of any rendition as RENDITION/FILE (720p/3.m4s, 720p/init.mp4, subs-en/0.vtt), or a playlist (playlist.m3u8, 720p.m3u8) naming its files RENDITION/FILE",
                     example: "3", parse: presentationPart) { $0.onlyPart = $1 },
          ]),
          MarkOptions.options.lifted(\.marks), EncodeOptions.options.lifted(\.encode), ScaleOptions.options.lifted(\.size), MetadataOptions.videoOptions.lifted(\.metadata),
@@ -31,7 +33,7 @@ struct TranscodeCommand: ToolCommand {
     }
 
     static let help = CommandHelp(
-        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [--render MODE] [encode options] [size options] [--set-metadata KEY=VALUE]... [--only-segment K|init] [-y]",
+        usage: "videowm transcode INPUT OUTPUT -c CONFIG [--var KEY=VALUE]... [--render MODE] [encode options] [size options] [--set-metadata KEY=VALUE]... [--only-segment K|init|RENDITION/FILE|PLAYLIST] [-y]",
         discussion: """
         Decodes every frame of INPUT, marks it at its presentation time and re-encodes it;
         audio, subtitle and data streams are copied (audio the container cannot hold is
@@ -58,13 +60,19 @@ struct TranscodeCommand: ToolCommand {
         OUTPUT appears only when complete; an existing OUTPUT is kept unless -y (which, for
         a playlist, also removes the segments only the replaced presentation listed).
 
-        One segment alone: --only-segment K writes to OUTPUT what file K of the playlist
-        that `transcode INPUT X.m3u8` with the same marks, --segment, --render and encode
-        options would list (0 is the first; init, the initialization segment), byte for
-        byte; it seeks to the segment and decodes only its GOPs when a mark shows in it, and
-        only reads a segment it copies. A batch row's segment: the row's --var values, with
-        --render smart where the batch shares segments (H.264 input) and full where it
-        cannot. -v says what it took ("segment 3 of 10: copied (shared), 0 pictures decoded").
+        One file alone: --only-segment NAME writes to OUTPUT the file NAME of the student's
+        copy that `batch` (and `serve`) make with the same marks, --var values, --segment,
+        --ladder, --subtitles, --render and encode options, byte for byte (and the file
+        `transcode INPUT X.m3u8` lists where a transcode shares as a class does: smart
+        rendering, no variant layer): K (0 is the first) or
+        init for a single rendition, RENDITION/FILE for any file of any rendition (720p/3.m4s,
+        720p/init.mp4, audio-en/3.m4s, subs-en/0.vtt), playlist.m3u8 or RENDITION.m3u8 for a
+        playlist (its files named RENDITION/FILE, so files written one by one under those
+        names play together). It seeks to the segment and decodes only its GOPs when a mark
+        shows in it, and only reads a segment it copies. A batch row's segment: the row's
+        --var values, with --render smart where the batch shares segments (H.264 input) and
+        full where it cannot. -v says what it took ("segment 3 of 10: copied (shared), 0
+        pictures decoded").
 
         Smart rendering (--render): when the marks show only at times (start/end,
         interval/skip), only the GOPs in which a mark is visible are decoded, marked and
@@ -77,11 +85,12 @@ struct TranscodeCommand: ToolCommand {
         smart exits 64 naming the reason where it is impossible; full re-encodes every
         frame. The summary says how much was re-encoded ("re-encoded 8.0 s of 20.0 s").
 
-        A variant layer (docs/variant-marks.md) makes this the copy of the student the --var
+        A variant layer (docs/design/variant-marks.md) makes this the copy of the student the --var
         values name: their variant of the layer drawn period by period (none in a period where
-        another of their marks shows), every frame rendered, the pictures of their batch row
-        (an .m3u8's files are that row's). It needs the key
-        (--key-file); --ladder, --subtitles and --render smart are refused with it.
+        another of their marks shows), every frame rendered in one render (a batch renders a
+        lecture's q variants once for the class), the pictures of their batch row, in any
+        output (a file, an .m3u8, a ladder with captions). It needs the key (--key-file);
+        --render smart is refused with it.
         """)
 
     mutating func validate() throws {
@@ -93,17 +102,15 @@ struct TranscodeCommand: ToolCommand {
         let target = try OutputTarget(path: output, part: onlyPart)
         try encode.validate(command: Self.name, output: target)
         try hls.validate(command: Self.name, output: target)
-        if onlyPart != nil && hls.ladderOptions != nil {
-            throw UsageError("--only-segment makes one file of a single-rendition presentation; a ladder's segments are made alone through the library (LadderRow.render)", command: Self.name)
-        }
+        self.target = target
     }
 
     func run(console: Console) throws {
         outputOptions.configure(console)
+        guard let target else { preconditionFailure("validate() parses OUTPUT before run") }
         let config = try marks.config(console: console, command: Self.name)
-        let compositor = try Compositor.forJob(config: config, variables: marks.variables, warn: console.warningHandler)
         let display = TranscodeProgressDisplay(mode: outputOptions.progress, console: console, label: input)
-        var transcoder = Transcoder(input: input, output: output, compositor: compositor, settings: encode.settings,
+        var transcoder = Transcoder(input: input, output: target, config: config, variables: marks.variables, settings: encode.settings,
                                     overwrite: outputOptions.overwrite, damagePolicy: encode.damagePolicy, render: encode.render,
                                     warn: console.warningHandler,
                                     progress: { done, total, frames in display.update(done: done, total: total, frames: frames) },
@@ -118,8 +125,6 @@ struct TranscodeCommand: ToolCommand {
                                     })
         transcoder.hls = hls.settings
         transcoder.ladder = hls.ladderOptions
-        transcoder.onlyPart = onlyPart
-        try drawVariants(of: config, into: &transcoder, console: console)
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
         if let line = summary.render.summary, onlyPart == nil { console.info("\(output): \(line)") }
@@ -130,31 +135,16 @@ struct TranscodeCommand: ToolCommand {
         }
     }
 
-    /// With a variant layer, the copy is one student's (docs/variant-marks.md §6): the layer draws
-    /// their codeword's variant period by period (`VariantCopy`), every frame rendered (the layer
-    /// shows in all of them) and encoded as a variant lecture is (no B-frames); an `.m3u8` is cut
-    /// a segment per period, so its files are the ones `batch` lists for the same row (its shared
-    /// ones without their padding). The code needs the key (64 without it).
-    private func drawVariants(of config: WatermarkConfig, into transcoder: inout Transcoder, console: Console) throws {
-        guard let layer = config.variantLayer else { return }
-        if hls.ladderOptions != nil {
-            throw UsageError("--ladder and --subtitles with a variant layer (\(config.file): \(layer.path).variants) are written by 'batch' (a one-row --vars CSV makes one student's ladder), not by transcode", command: Self.name)
-        }
-        if encode.render == .smart {
-            throw UsageError("--render smart copies the input's packets, but a variant layer is drawn on every frame; leave --render out", command: Self.name)
-        }
-        var hls = self.hls
-        try hls.adoptVariantPeriod(of: config, command: Self.name)
-        // Indexing the input says nothing: the transcode that follows says it once.
-        guard let schedule = try VariantCopy.schedule(config: config, input: input, variables: marks.variables, compositor: transcoder.compositor) else { return }
-        transcoder.compositor.variantSchedule = schedule
-        transcoder.hls = hls.settings
-        transcoder.settings = transcoder.settings.forVariantLecture
-        transcoder.render = .full
-    }
-
+    /// A file's name in a presentation: `K`, `init`, `RENDITION/FILE` or a playlist's name, each
+    /// part letters, digits, '-', '_' and '.' (not first); what it names is the lecture's to say.
     private static func presentationPart(_ text: String, option: String, command: String) throws -> PresentationPart {
-        if text == "init" { return .initialization }
-        return .segment(try Parse.integer(text, option: option, command: command, range: 0...1_000_000))
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let safe = parts.count <= 2 && parts.allSatisfy { part in
+            part.first.map { $0 != "." } == true && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        }
+        guard safe else {
+            throw UsageError("\(option) takes a segment number, init, RENDITION/FILE (720p/3.m4s) or a playlist's name (playlist.m3u8, 720p.m3u8); got '\(text)'", command: command)
+        }
+        return PresentationPart(name: text)
     }
 }

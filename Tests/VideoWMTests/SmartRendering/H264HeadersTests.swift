@@ -1,7 +1,7 @@
 import Testing
 @testable import VideoWM
 
-/// The H.264 header edits of an open-GOP seam (docs/smart-rendering.md, section 3) on parameter sets
+/// The H.264 header edits of an open-GOP seam (docs/design/smart-rendering.md, section 3) on parameter sets
 /// and slices written bit by bit here, so every field's place is known.
 @Suite("H.264 headers at open-GOP seams")
 struct H264HeadersTests {

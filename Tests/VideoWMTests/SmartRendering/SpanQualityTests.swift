@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import VideoWM
 
-/// The arithmetic of quality-matched spans (docs/smart-rendering.md, section 6): the first CRF tried,
+/// The arithmetic of quality-matched spans (docs/design/smart-rendering.md, section 6): the first CRF tried,
 /// its correction from what a trial measured, and the decoder-buffer cap.
 @Suite("span quality")
 struct SpanQualityTests {
