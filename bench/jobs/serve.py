@@ -1,4 +1,4 @@
-"""Benchmarks of `videowm serve` (issue 26), run by bench/run as jobs 12, 13 and 14.
+"""Jobs 12, 13 and 14: benchmarks of `videowm serve` (issue 26).
 
 12  an uncached marked 720p segment: request to last byte, against ffmpeg decoding and encoding
     that segment's frames alone with the same x264 settings (read back from the segment's own
@@ -27,10 +27,16 @@ import threading
 import time
 import urllib.parse
 
+# The mark 6 s of every 30 s, on one 6-s segment of five (harness.marks.SERVE_TIMING).
+from harness.marks import CRF, PRESET, SERVE_TIMING as LOAD_TIMING
+from harness.shell import log
+
+NUMBERS = (12, 13, 14)
+HELP = ("  12 serve: an uncached marked 720p segment, request to last byte, vs ffmpeg encoding its frames alone (bench/jobs/serve.py)\n"
+        "  13 serve: cached files to 16 concurrent clients vs nginx sending the same files\n"
+        "  14 serve: staggered real-time players, the most students per core without a stall, then twice that load")
+
 SEGMENT = 6              # seconds (batch's default --segment)
-# The mark 6 s of every 30 s, on one 6-s segment of five (12-18 s, 42-48 s ...): 20 % of the video
-# is re-encoded for each student. A mark straddling a cut would make two segments a student's own.
-LOAD_TIMING = {"start": 12, "interval": 6000, "skip": 24000}
 
 
 def b64(data):
@@ -513,3 +519,16 @@ def job_load(args, binary, clip, config, preset, crf, runner_log):
                   f"(at {results[-1]['students']} students: {results[-1]['rss_kb'] / 1024:.0f} MB)."]
                  + ([f"Errors at twice the load: {sorted(set(over['errors']))[:5]}"] if over["errors"] else []),
     }
+
+
+def run(ctx):
+    """Runs the serve jobs `--jobs` asks for; yields each one's key and result as it ends."""
+    served = [(12, "12-serve-latency", job_latency), (13, "13-serve-throughput", job_throughput),
+              (14, "14-serve-load", job_load)]
+    for number, key, job in served:
+        if not ctx.wants(number):
+            continue
+        # Two marked segments (12-18 s, 42-48 s) even in a quick run.
+        clip = ctx.inputs.clip(720, 48 if ctx.args.quick else 60)
+        log(f"bench: job {key}")
+        yield key, job(ctx.args, ctx.binary, clip, ctx.cfg["served"], PRESET, CRF, ctx.timed)
