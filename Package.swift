@@ -59,7 +59,7 @@ let package = Package(
         // The FFmpeg boundary: owning wrappers over files, codecs, frames, conversion and muxing (and libheif's and
         // libwebp's decoders), with the typed errors they throw, which the whole library shares.
         .target(name: "Media", dependencies: ["Animation", "Overlay", "CFFmpeg", "CHeif", "CWebP", "CProcessGuard"]),
-        .target(name: "VideoWM", dependencies: ["Media", "Animation", "Overlay", "ImageMetadata", "LeakTrace", "CCrypto", "CJPEG", "CProcessGuard"]),
+        .target(name: "VideoWM", dependencies: ["Media", "Packaging", "Animation", "Overlay", "ImageMetadata", "LeakTrace", "CCrypto", "CJPEG", "CProcessGuard"]),
         // `videowm serve`'s access control, no HTTP: token keys (a raw key or a JWK Set, by kid), JWS
         // checks with a leeway, revocations, re-read while the server runs.
         .target(name: "ServeAccess", dependencies: ["VideoWM"]),

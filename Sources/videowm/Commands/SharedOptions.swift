@@ -271,10 +271,14 @@ struct HLSOptions {
     var ladder: LadderRequest?
     /// `--subtitles`, in the order given.
     var subtitles: [SidecarCaptions] = []
+    /// `--dash`: an MPD beside the playlist, over the same segment files.
+    var dash = false
+    /// The output has an MPD (`--dash`, an `.mpd` OUTPUT): set by `validate`.
+    private var writesDASH = false
     static let segmentRange = 1.0...60.0
 
     static var options: OptionGroup<Self> {
-        OptionGroup("HLS options (.m3u8 outputs)", [
+        OptionGroup("HLS and DASH options (.m3u8 and .mpd outputs)", [
             .parsed("--segment", placeholder: "SECONDS",
                     help: "length each segment aims at, cut on the nearest keyframe, 1…60 seconds (default 6)",
                     example: "4", parse: segmentLength) { $0.settings.segment = $1 },
@@ -289,19 +293,34 @@ struct HLSOptions {
                     default from a name like talk.de.srt, else und) and the name players list (repeatable); \
                     without --ladder, a multivariant playlist of the input's size
                     """, example: "talk.srt:en:English", parse: sidecar) { $0.subtitles.append($1) },
+            .flag("--dash", help: """
+                    also write a DASH manifest (OUTPUT with .mpd, static, ISO BMFF main profile) over the same segment files \
+                    as the HLS playlist; an OUTPUT.mpd does so without it
+                    """) { $0.dash = true },
         ])
     }
 
-    /// `--ladder` and `--subtitles` make renditions, which only an HLS output (or one file of one) has.
-    func validate(command: String, output: OutputTarget) throws {
+    /// `--ladder` and `--subtitles` make renditions, which only an HLS output (or one file of one) has;
+    /// `--dash` a manifest, which only a whole presentation has. Returns OUTPUT with its MPD when asked.
+    mutating func validate(command: String, output: OutputTarget) throws -> OutputTarget {
+        writesDASH = output.dashManifest != nil || dash
         let isPresentation = output.kind != .file
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
-            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output.path)", command: command)
+            throw UsageError("\(option) applies to HLS and DASH outputs (.m3u8, .mpd) only, not \(output.path)", command: command)
         }
+        guard dash else { return output }
+        guard output.kind == .hlsPresentation else {
+            let what = output.kind == .file ? "a \(output.fileType) file" : "one file of a presentation (--only-segment)"
+            throw UsageError("--dash applies to whole presentations (.m3u8) only, not \(what)", command: command)
+        }
+        return output.dashManifest == nil ? output.withDASHManifest() : output
     }
 
-    /// The renditions asked for, nil for a single media playlist.
-    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder, subtitles: subtitles) }
+    /// The renditions asked for, nil for a single media playlist. A DASH presentation has its
+    /// audio in a rendition of its own even without a ladder (the input's size, `LadderRequest.input`):
+    /// DASH-IF's interoperability points give each media type its AdaptationSet, and FFmpeg's DASH
+    /// reader cannot read a Representation with audio and video muxed.
+    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder ?? (writesDASH ? .input : nil), subtitles: subtitles) }
 
     private static func ladderRequest(_ text: String, option: String, command: String) throws -> LadderRequest {
         do {
