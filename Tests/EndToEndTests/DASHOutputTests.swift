@@ -91,7 +91,7 @@ struct DASHOutputTests {
         try Self.decodesStrictly(h, mpd)
     }
 
-    @Test("transcode --ladder --dash: one video AdaptationSet of aligned Representations and an audio one, each the HLS rendition's frames")
+    @Test("transcode --ladder --dash: one video AdaptationSet of aligned Representations and an audio one, each the HLS rendition's frames; video.js plays it across a switch")
     func ladderWithBothManifests() throws {
         let h = try Harness()
         defer { h.cleanUp() }
@@ -118,7 +118,16 @@ struct DASHOutputTests {
         }
         let timelines = text.matches(of: /<S t="(\d+)" d="(\d+)"/).map { "\($0.1)/\($0.2)" }
         #expect(timelines.count >= 2 && timelines[0] == timelines[1], "the rungs are cut at the same times: \(timelines)")
+        // video.js (VHS, from PyPI's js.videojs) plays the MPD in headless Chromium to its end, switched
+        // from the 54-line Representation to the 108-line one a third of the way in.
+        let played = try h.run(Self.playInChromium, [mpd, "--dash", "--timeout", "90"])
+        try #require(played.status != 2, "Chromium or js.videojs is not installed: \(played.stderr)")
+        #expect(played.status == 0 && played.stdout.contains("\"heights\": [54, 108]") && played.stdout.contains("\"ended\": true"),
+                "\(played.stdout) \(played.stderr)")
     }
+
+    static let playInChromium = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/play-in-chromium").path
 
     @Test("batch of 3 with --dash: each shared segment stored once, a few KB more than HLS alone; each row's MPD and HLS decode to the same frames")
     func batchWithBothManifests() throws {
