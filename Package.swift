@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "ServeCache", dependencies: ["VideoWM", "CProcessGuard"]),
         // `videowm serve`: the HTTP origin, a thin layer over VideoWM (routes, render pool, signals, metrics).
         .target(name: "VideoWMServe", dependencies: ["VideoWM", "ServeAccess", "ServeCache", "Animation", "CMicroHTTPD", "CProcessGuard"]),
-        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "ServeAccess", "ServeCache", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
+        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "ServeAccess", "ServeCache", "Overlay", "Animation", "ImageMetadata", "LeakTrace", "Packaging"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),

@@ -26,6 +26,9 @@ public struct CopyWriting {
     public var createsFolders: Bool
     /// Copies written per pass over the input (`-j`): memory grows with it, decoding shrinks.
     public var group: Int
+    /// Common Encryption of every initialization and media segment (`--encrypt cenc|cbcs`), or nil.
+    /// Only a lecture with renditions takes it (its audio its own rendition, as DASH needs).
+    public var protection: SegmentProtection?
     /// Copy N (an index into the requests) failed alone; the others go on. An error thrown here
     /// stops the whole write (a report that cannot be written).
     public var onFailed: (Int, Error) throws -> Void
@@ -83,6 +86,11 @@ extension Lecture {
         }
         let requests = kept.map { given[$0] }
         guard !requests.isEmpty else { return PresentationSummary(videoFrames: 0, damagedPackets: 0) }
+        if writing.protection != nil {
+            guard definition.hasRenditions, !requests.contains(where: { $0.target.kind != .hlsPresentation }) else {
+                throw RequestError(subject: "--encrypt", problem: "encrypts the segments of a presentation with renditions (.m3u8 or .mpd, its audio a rendition of its own); this output has none")
+            }
+        }
         var writing = writing
         let outer = writing
         writing.onFailed = { try outer.onFailed(kept[$0], $1) }
@@ -93,7 +101,7 @@ extension Lecture {
             let size: Int
             do {
                 size = try DASHManifest.write(playlist: request.target.path, manifest: manifest, overwrite: outer.overwrite,
-                                              inputs: [definition.video])
+                                              inputs: [definition.video], protection: outer.protection)
             } catch {
                 return try Lecture.rethrowingStops(error) { try outer.onFailed(kept[n], error) }
             }

@@ -18,9 +18,9 @@ enum DASHManifest {
     /// The MPD of the presentation whose playback playlist is `playlist` (its URIs resolved from the
     /// playlist's folder, where the MPD goes). Throws `OutputError` naming `manifest` when a written
     /// file cannot be read back as the writer left it.
-    static func describe(playlist: String, manifest: String) throws -> MediaPresentationDescription {
+    static func describe(playlist: String, manifest: String, protection: SegmentProtection? = nil) throws -> MediaPresentationDescription {
         let folder = (playlist as NSString).deletingLastPathComponent
-        let reader = WrittenFiles(folder: folder.isEmpty ? "." : folder, manifest: manifest)
+        let reader = WrittenFiles(folder: folder.isEmpty ? "." : folder, manifest: manifest, protection: protection)
         let text = try reader.text(of: (playlist as NSString).lastPathComponent)
         var sets: [AdaptationSet] = []
         var duration = 0.0
@@ -59,8 +59,8 @@ enum DASHManifest {
 
     /// Writes the MPD of the presentation at `playlist` to `manifest`, through a temporary file renamed
     /// into place (`AtomicOutput`): after the playlists, so every file it names is there. Returns its size.
-    static func write(playlist: String, manifest: String, overwrite: Bool, inputs: [String]) throws -> Int {
-        let bytes = Array(try describe(playlist: playlist, manifest: manifest).xml.utf8)
+    static func write(playlist: String, manifest: String, overwrite: Bool, inputs: [String], protection: SegmentProtection?) throws -> Int {
+        let bytes = Array(try describe(playlist: playlist, manifest: manifest, protection: protection).xml.utf8)
         let output = try AtomicOutput(target: manifest, overwrite: overwrite, inputs: inputs)
         try output.write(bytes)
         try output.commit()
@@ -78,6 +78,8 @@ enum DASHManifest {
 private struct WrittenFiles {
     let folder: String
     let manifest: String
+    /// The segments' encryption: each encrypted AdaptationSet carries its `ContentProtection`.
+    let protection: SegmentProtection?
 
     func failure(_ detail: String) -> OutputError {
         OutputError(file: manifest, stage: .writing, detail: "cannot describe the written presentation: \(detail)")
@@ -96,7 +98,9 @@ private struct WrittenFiles {
 
     /// A media playlist's rendition, its URIs made relative to the MPD's folder.
     func rendition(playlistURI: String, text given: String? = nil) throws -> WrittenRendition {
-        let text = try given ?? self.text(of: playlistURI)
+        // The key tag of encrypted segments (`SegmentProtection`) is the MPD's ContentProtection, not the segment list's.
+        let text = try (given ?? self.text(of: playlistURI)).split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("#EXT-X-KEY:") }.joined(separator: "\n")
         let playlist: MediaPlaylist
         do { playlist = try MediaPlaylist(parsing: text) } catch { throw failure("\(playlistURI) \(error.description)") }
         let base = (playlistURI as NSString).deletingLastPathComponent
@@ -153,10 +157,16 @@ private struct WrittenRendition {
         let offset = UInt64(max(0, timings.first?.earliestPresentationTime ?? 0))
         let list = SegmentList(timescale: timed.timescale, initialization: initialization, presentationTimeOffset: offset,
                                timeline: SegmentTiming.timeline(timings), mediaURLs: segments.map(\.uri))
+        // Encrypted (`tenc` in the initialization segment): the scheme, its default KID and the
+        // systems' descriptors (Clear Key, and any a CPIX document names).
+        let protections = timed.protection.map { track in
+            files.protection.map { ContentProtection.descriptors(scheme: track.scheme, keyID: track.keyID, keys: $0.keys, clearKeyLicenceURL: $0.licenceURL) }
+                ?? [ContentProtection.mp4Protection(scheme: track.scheme, keyID: track.keyID)]
+        } ?? []
         return Representation(id: id, bandwidth: max(bandwidth, 1), codecs: entries.compactMap(\.codec).joined(separator: ","),
                               width: kind == .video ? video?.displaySize?.width : nil, height: kind == .video ? video?.displaySize?.height : nil,
                               frameRate: frameRate, sampleAspectRatio: kind == .video && video != nil ? "1:1" : nil,
                               audioSamplingRate: kind == .audio ? audio?.timescale : nil, audioChannels: kind == .audio ? channels ?? audio?.channels : nil,
-                              segments: .list(list))
+                              contentProtections: protections, segments: .list(list))
     }
 }

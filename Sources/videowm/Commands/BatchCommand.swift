@@ -144,6 +144,7 @@ struct BatchCommand: ToolCommand {
         runner.hls = hls.settings
         runner.hls.sharedFolder = sharedSegments
         runner.ladder = hls.ladderOptions
+        runner.protection = try hls.protection()
         runner.jobValues = marks.variables
         let summary: BatchSummary
         do {

@@ -2,6 +2,7 @@ import Foundation
 import ImageMetadata
 import Animation
 import Overlay
+import Packaging
 import VideoWM
 
 // The option groups several commands share (over 300 lines: each group is short, and they
@@ -275,6 +276,12 @@ struct HLSOptions {
     var dash = false
     /// The output has an MPD (`--dash`, an `.mpd` OUTPUT): set by `validate`.
     private var writesDASH = false
+    /// `--encrypt`: Common Encryption of the segments.
+    var encrypt: EncryptionScheme?
+    /// `--content-key-file`: the KID:KEY line or CPIX document `--encrypt` uses.
+    var contentKeyFile: String?
+    /// `--licence-url`: the Clear Key licence the manifests name.
+    var licenceURL: String?
     static let segmentRange = 1.0...60.0
 
     static var options: OptionGroup<Self> {
@@ -297,6 +304,19 @@ struct HLSOptions {
                     also write a DASH manifest (OUTPUT with .mpd, static, ISO BMFF main profile) over the same segment files \
                     as the HLS playlist; an OUTPUT.mpd does so without it
                     """) { $0.dash = true },
+            .choice("--encrypt", placeholder: "SCHEME", among: EncryptionScheme.allCases, help: """
+                    encrypt every initialization and media segment with Common Encryption (cenc: AES-CTR; cbcs: AES-CBC, \
+                    1:9 pattern), audio in a rendition of its own; the MPD gets ContentProtection, the HLS playlists EXT-X-KEY; \
+                    needs --content-key-file
+                    """) { $0.encrypt = $1 },
+            .text("--content-key-file", placeholder: "FILE", help: """
+                    the content key for --encrypt: one line KID:KEY (32 hex digits each) or a DASH-IF CPIX document, \
+                    readable by its owner only; never written into the output
+                    """, example: "lecture.key") { $0.contentKeyFile = $1 },
+            .text("--licence-url", placeholder: "URL", help: """
+                    where browsers fetch the W3C Clear Key licence of --encrypt (the MPD's dashif:Laurl, the HLS key tag's URI; \
+                    default: the HLS tag names the key ID, skd://KID)
+                    """, example: "https://platform.example/licence") { $0.licenceURL = $1 },
         ])
     }
 
@@ -307,6 +327,15 @@ struct HLSOptions {
         let isPresentation = output.kind != .file
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
             throw UsageError("\(option) applies to HLS and DASH outputs (.m3u8, .mpd) only, not \(output.path)", command: command)
+        }
+        if encrypt != nil || contentKeyFile != nil || licenceURL != nil {
+            guard encrypt != nil, contentKeyFile != nil else {
+                throw UsageError(encrypt == nil ? "\(contentKeyFile != nil ? "--content-key-file" : "--licence-url") needs --encrypt cenc|cbcs" : "--encrypt needs --content-key-file FILE (the key is never a command-line value)", command: command)
+            }
+            guard output.kind == .hlsPresentation else {
+                let what = output.kind == .file ? "a \(output.fileType) file" : "one file of a presentation (--only-segment)"
+                throw UsageError("--encrypt applies to whole presentations (.m3u8, .mpd) only, not \(what)", command: command)
+            }
         }
         guard dash else { return output }
         guard output.kind == .hlsPresentation else {
@@ -320,7 +349,13 @@ struct HLSOptions {
     /// audio in a rendition of its own even without a ladder (the input's size, `LadderRequest.input`):
     /// DASH-IF's interoperability points give each media type its AdaptationSet, and FFmpeg's DASH
     /// reader cannot read a Representation with audio and video muxed.
-    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder ?? (writesDASH ? .input : nil), subtitles: subtitles) }
+    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder ?? (writesDASH || encrypt != nil ? .input : nil), subtitles: subtitles) }
+
+    /// `--encrypt`'s protection, its key file read (a malformed one: `ContentKeyFileError`, 65); nil without it.
+    func protection() throws -> SegmentProtection? {
+        guard let encrypt, let contentKeyFile else { return nil }
+        return SegmentProtection(scheme: encrypt, keys: try ContentKeySet.read(fromFile: contentKeyFile), licenceURL: licenceURL)
+    }
 
     private static func ladderRequest(_ text: String, option: String, command: String) throws -> LadderRequest {
         do {

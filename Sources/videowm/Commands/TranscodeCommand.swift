@@ -49,6 +49,9 @@ struct TranscodeCommand: ToolCommand {
         .m3u8 OUTPUT. The audio is a rendition of its own (DASH gives each media type its
         AdaptationSet); each Representation lists its segments by name with a timeline
         read from them (ISO BMFF main profile). Captions are not in the MPD yet.
+        --encrypt cenc|cbcs --content-key-file FILE encrypts every initialization and media
+        segment with Common Encryption as it is written (shared ones once, to the same bytes);
+        the MPD carries ContentProtection, the HLS playlists EXT-X-KEY; the key is written nowhere.
         With --ladder (and/or --subtitles) OUTPUT.m3u8 is a multivariant playlist instead: one
         video rendition per rung, all cut at the same times, each segment starting with a
         keyframe (the input's size: its own packets where no mark shows; smaller rungs encoded
@@ -129,6 +132,7 @@ struct TranscodeCommand: ToolCommand {
                                     })
         transcoder.hls = hls.settings
         transcoder.ladder = hls.ladderOptions
+        transcoder.protection = try hls.protection()
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
         if let line = summary.render.summary, onlyPart == nil { console.info("\(output): \(line)") }
