@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `--encrypt cenc|cbcs --content-key-file FILE` (issue 42): every initialization and media segment
-/// encrypted with Common Encryption as it is published, for the MPD and the HLS playlists alike;
+/// `--encrypt cenc|cbcs|aes-128 --content-key-file FILE` (issue 42): every initialization and media segment
+/// encrypted with Common Encryption as it is published, for the MPD and the HLS playlists alike (or each
+/// HLS media segment whole with AES-128);
 /// judged by FFmpeg with and without the key against the clear output of the same options, by the
 /// bytes of every file written, and by the command line's refusals.
 @Suite("Encrypted output: Common Encryption of the segments both manifests list", .serialized)
@@ -119,6 +120,51 @@ struct EncryptedOutputTests {
         #expect(try Self.keyAppears(under: h.path("encrypted")).isEmpty)
     }
 
+    @Test("transcode .m3u8 --encrypt aes-128: with the key at --key-uri ffmpeg decodes exactly the clear output's frames; without it none; a segment alone is not decodable; the key in no file written")
+    func aes128Transcode() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try DASHOutputTests.lecture(h)
+        let config = try h.write("c.json", DASHOutputTests.config)
+        let keyFile = try Self.keyFile(h)
+        // The key as the platform serves it: 16 raw bytes, outside the output folder.
+        try FileManager.default.createDirectory(atPath: h.path("keys"), withIntermediateDirectories: true)
+        let raw = Data(stride(from: 0, to: Self.key.count, by: 2).map { UInt8(Self.key.dropFirst($0).prefix(2), radix: 16) ?? 0 })
+        try raw.write(to: URL(fileURLWithPath: h.path("keys/key.bin")))
+        for folder in ["clear", "encrypted"] {
+            try FileManager.default.createDirectory(atPath: h.path(folder), withIntermediateDirectories: true)
+            let r = try h.videowm(arguments: ["transcode", input, h.path("\(folder)/lecture.m3u8"), "-c", config, "--var", "email=ada@example.com",
+                                              "--segment", "2", "--ladder", "108"]
+                                  + (folder == "encrypted" ? ["--encrypt", "aes-128", "--content-key-file", keyFile, "--key-uri", "../keys/key.bin"] : []))
+            try #require(r.status == 0, "\(folder): \(r.stderr)")
+        }
+        let playlist = h.path("encrypted/lecture.m3u8")
+        let options = ["-allowed_extensions", "ALL"]
+        let strict = try h.run("ffmpeg", ["-v", "error", "-xerror"] + options + ["-i", playlist, "-map", "0", "-f", "null", "-"])
+        #expect(strict.status == 0 && strict.stderr.isEmpty, "\(strict.stderr)")
+        for stream in ["v:0", "a:0"] {
+            let clear = try Self.frames(h, h.path("clear/lecture.m3u8"), stream: stream)
+            let decrypted = try Self.frames(h, playlist, stream: stream, options: options)
+            #expect(clear.lines.count >= 180 && decrypted.lines == clear.lines, "\(stream)")
+        }
+        let media = try FileManager.default.contentsOfDirectory(atPath: h.path("encrypted")).filter { $0.hasPrefix("lecture-108p-") && $0.hasSuffix(".m3u8") }
+        let mediaText = try String(contentsOfFile: h.path("encrypted/\(try #require(media.first))"), encoding: .utf8)
+        let segments = mediaText.split(separator: "\n").filter { $0.hasSuffix(".m4s") }.map(String.init)
+        #expect(segments.count == 3 && mediaText.components(separatedBy: "#EXT-X-KEY:METHOD=AES-128,URI=\"../keys/key.bin\",IV=0x").count == 4)
+        // A segment alone, with its initialization segment, holds no picture anyone can decode.
+        let map = try #require(mediaText.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MAP") }.map { String($0.dropFirst(16).dropLast()) })
+        let alone = h.path("alone.mp4")
+        try Data((FileManager.default.contents(atPath: h.path("encrypted/\(map)")) ?? Data()) + (FileManager.default.contents(atPath: h.path("encrypted/\(segments[1])")) ?? Data()))
+            .write(to: URL(fileURLWithPath: alone))
+        let aloneFrames = try Self.frames(h, alone, stream: "v:0")
+        #expect(aloneFrames.status != 0 || aloneFrames.lines.isEmpty, "\(aloneFrames.lines.count) frames decoded from a segment alone")
+        // Without the key (not served) ffmpeg gets no frame.
+        try FileManager.default.removeItem(atPath: h.path("keys/key.bin"))
+        let withoutKey = try Self.frames(h, playlist, stream: "v:0", options: options)
+        #expect(withoutKey.status != 0 || withoutKey.lines.isEmpty, "\(withoutKey.lines.count) frames decoded without the key")
+        #expect(try Self.keyAppears(under: h.path("encrypted")).isEmpty)
+    }
+
     @Test("refused with one line: a malformed key file 65, one others can read 64, --encrypt on an .mp4 or without a key file 64; nothing written")
     func refusals() throws {
         let h = try Harness()
@@ -139,6 +185,9 @@ struct EncryptedOutputTests {
              "--encrypt applies to whole presentations"),
             (base + ["--encrypt", "cbcs"], 64, "--encrypt needs --content-key-file"),
             (base + ["--content-key-file", good], 64, "needs --encrypt"),
+            (base + ["--encrypt", "aes-128", "--content-key-file", good, "--key-uri", "k.bin"], 64, "DASH players cannot decrypt"),
+            (["transcode", input, h.path("out/x.m3u8"), "-c", config, "--var", "email=e", "--encrypt", "aes-128", "--content-key-file", good], 64,
+             "--encrypt aes-128 needs --key-uri"),
         ]
         for (arguments, status, says) in cases {
             let r = try h.videowm(arguments: arguments)

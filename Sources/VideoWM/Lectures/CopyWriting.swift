@@ -86,9 +86,12 @@ extension Lecture {
         }
         let requests = kept.map { given[$0] }
         guard !requests.isEmpty else { return PresentationSummary(videoFrames: 0, damagedPackets: 0) }
-        if writing.protection != nil {
+        if let protection = writing.protection {
             guard definition.hasRenditions, !requests.contains(where: { $0.target.kind != .hlsPresentation }) else {
                 throw RequestError(subject: "--encrypt", problem: "encrypts the segments of a presentation with renditions (.m3u8 or .mpd, its audio a rendition of its own); this output has none")
+            }
+            if protection.scheme == nil, requests.contains(where: { $0.target.dashManifest != nil }) {
+                throw RequestError(subject: "--encrypt aes-128", problem: "encrypts HLS segments whole, which DASH players cannot decrypt; use cenc or cbcs for a DASH output")
             }
         }
         var writing = writing

@@ -276,8 +276,10 @@ struct HLSOptions {
     var dash = false
     /// The output has an MPD (`--dash`, an `.mpd` OUTPUT): set by `validate`.
     private var writesDASH = false
-    /// `--encrypt`: Common Encryption of the segments.
-    var encrypt: EncryptionScheme?
+    /// `--encrypt`: how the segments are encrypted.
+    var encrypt: EncryptionMethod?
+    /// `--key-uri`: where players fetch an AES-128 key.
+    var keyURI: String?
     /// `--content-key-file`: the KID:KEY line or CPIX document `--encrypt` uses.
     var contentKeyFile: String?
     /// `--licence-url`: the Clear Key licence the manifests name.
@@ -304,11 +306,15 @@ struct HLSOptions {
                     also write a DASH manifest (OUTPUT with .mpd, static, ISO BMFF main profile) over the same segment files \
                     as the HLS playlist; an OUTPUT.mpd does so without it
                     """) { $0.dash = true },
-            .choice("--encrypt", placeholder: "SCHEME", among: EncryptionScheme.allCases, help: """
+            .choice("--encrypt", placeholder: "SCHEME", among: EncryptionMethod.allCases, help: """
                     encrypt every initialization and media segment with Common Encryption (cenc: AES-CTR; cbcs: AES-CBC, \
-                    1:9 pattern), audio in a rendition of its own; the MPD gets ContentProtection, the HLS playlists EXT-X-KEY; \
-                    needs --content-key-file
+                    1:9 pattern), or each HLS media segment whole (aes-128: AES-128-CBC, HLS only, with --key-uri), audio \
+                    in a rendition of its own; the MPD gets ContentProtection, the HLS playlists EXT-X-KEY; needs --content-key-file
                     """) { $0.encrypt = $1 },
+            .text("--key-uri", placeholder: "URI", help: """
+                    with --encrypt aes-128: the URI the HLS playlists give for the key (16 bytes the platform serves to \
+                    signed-in students; never written into the output)
+                    """, example: "https://platform.example/keys/lecture") { $0.keyURI = $1 },
             .text("--content-key-file", placeholder: "FILE", help: """
                     the content key for --encrypt: one line KID:KEY (32 hex digits each) or a DASH-IF CPIX document, \
                     readable by its owner only; never written into the output
@@ -328,9 +334,20 @@ struct HLSOptions {
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
             throw UsageError("\(option) applies to HLS and DASH outputs (.m3u8, .mpd) only, not \(output.path)", command: command)
         }
-        if encrypt != nil || contentKeyFile != nil || licenceURL != nil {
+        if encrypt != nil || contentKeyFile != nil || licenceURL != nil || keyURI != nil {
             guard encrypt != nil, contentKeyFile != nil else {
-                throw UsageError(encrypt == nil ? "\(contentKeyFile != nil ? "--content-key-file" : "--licence-url") needs --encrypt cenc|cbcs" : "--encrypt needs --content-key-file FILE (the key is never a command-line value)", command: command)
+                let given = contentKeyFile != nil ? "--content-key-file" : licenceURL != nil ? "--licence-url" : "--key-uri"
+                throw UsageError(encrypt == nil ? "\(given) needs --encrypt cenc|cbcs|aes-128" : "--encrypt needs --content-key-file FILE (the key is never a command-line value)", command: command)
+            }
+            if encrypt == .aes128 {
+                guard keyURI != nil, licenceURL == nil else {
+                    throw UsageError(keyURI == nil ? "--encrypt aes-128 needs --key-uri URI (where players fetch the key)" : "--licence-url is for cenc and cbcs; aes-128 takes --key-uri", command: command)
+                }
+                guard !dash && output.dashManifest == nil else {
+                    throw UsageError("--encrypt aes-128 encrypts HLS segments whole, which DASH players cannot decrypt; use cenc or cbcs with .mpd or --dash", command: command)
+                }
+            } else if keyURI != nil {
+                throw UsageError("--key-uri is for --encrypt aes-128; cenc and cbcs name a licence (--licence-url)", command: command)
             }
             guard output.kind == .hlsPresentation else {
                 let what = output.kind == .file ? "a \(output.fileType) file" : "one file of a presentation (--only-segment)"
@@ -354,7 +371,12 @@ struct HLSOptions {
     /// `--encrypt`'s protection, its key file read (a malformed one: `ContentKeyFileError`, 65); nil without it.
     func protection() throws -> SegmentProtection? {
         guard let encrypt, let contentKeyFile else { return nil }
-        return SegmentProtection(scheme: encrypt, keys: try ContentKeySet.read(fromFile: contentKeyFile), licenceURL: licenceURL)
+        let keys = try ContentKeySet.read(fromFile: contentKeyFile)
+        switch encrypt {
+        case .cenc: return SegmentProtection(scheme: .cenc, keys: keys, licenceURL: licenceURL)
+        case .cbcs: return SegmentProtection(scheme: .cbcs, keys: keys, licenceURL: licenceURL)
+        case .aes128: return SegmentProtection(aes128: keys, keyURI: keyURI ?? "")
+        }
     }
 
     private static func ladderRequest(_ text: String, option: String, command: String) throws -> LadderRequest {
@@ -380,4 +402,10 @@ struct HLSOptions {
         }
         return HLSSettings.segmentLength(seconds: seconds)
     }
+}
+
+/// `--encrypt`'s methods: Common Encryption's schemes, or HLS AES-128.
+enum EncryptionMethod: String, CaseIterable {
+    case cenc, cbcs
+    case aes128 = "aes-128"
 }

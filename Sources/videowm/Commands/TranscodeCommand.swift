@@ -52,6 +52,7 @@ struct TranscodeCommand: ToolCommand {
         --encrypt cenc|cbcs --content-key-file FILE encrypts every initialization and media
         segment with Common Encryption as it is written (shared ones once, to the same bytes);
         the MPD carries ContentProtection, the HLS playlists EXT-X-KEY; the key is written nowhere.
+        --encrypt aes-128 --key-uri URI (HLS only) encrypts each media segment whole instead.
         With --ladder (and/or --subtitles) OUTPUT.m3u8 is a multivariant playlist instead: one
         video rendition per rung, all cut at the same times, each segment starting with a
         keyframe (the input's size: its own packets where no mark shows; smaller rungs encoded
