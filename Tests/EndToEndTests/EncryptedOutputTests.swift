@@ -83,7 +83,7 @@ struct EncryptedOutputTests {
         #expect(try Self.keyAppears(under: h.directory.path).contains("lecture.key"), "the search finds the key file itself")
     }
 
-    @Test("batch of 2 with --dash --encrypt cbcs: shared segments encrypted once and still shared; each row decrypts to its clear row's frames; HLS says SAMPLE-AES")
+    @Test("batch of 2 with --dash --encrypt cbcs: shared segments encrypted once and still shared; each row decrypts to its clear row's frames; HLS says SAMPLE-AES; Chromium's Clear Key plays it")
     func cbcsBatch() throws {
         let h = try Harness()
         defer { h.cleanUp() }
@@ -118,6 +118,17 @@ struct EncryptedOutputTests {
             }
         }
         #expect(try Self.keyAppears(under: h.path("encrypted")).isEmpty)
+        // Chromium's W3C Clear Key CDM (EME, through MSE) plays alice's cbcs video rendition to its end with the
+        // key, its shared segments included, and fails on the first picture with another key.
+        let video = try #require(try FileManager.default.contentsOfDirectory(atPath: h.path("encrypted"))
+            .first { $0.hasPrefix("alice-") && $0.contains("-108p-") && $0.hasSuffix(".m3u8") })
+        let played = try h.run(DASHOutputTests.playInChromium, [h.path("encrypted/\(video)"), "--hls", "--clearkey", "\(Self.keyID):\(Self.key)", "--timeout", "60"])
+        try #require(played.status != 2, "Chromium is not installed: \(played.stderr)")
+        #expect(played.status == 0 && played.stdout.contains("\"encrypted\": true") && played.stdout.contains("\"frames\": 180"),
+                "\(played.stdout) \(played.stderr)")
+        let wrongKey = try h.run(DASHOutputTests.playInChromium, [h.path("encrypted/\(video)"), "--hls", "--clearkey",
+                                                                   "\(Self.keyID):ffeeddccbbaa99887766554433221100", "--timeout", "30"])
+        #expect(wrongKey.status == 1, "\(wrongKey.stdout)")
     }
 
     @Test("transcode .m3u8 --encrypt aes-128: with the key at --key-uri ffmpeg decodes exactly the clear output's frames; without it none; a segment alone is not decodable; the key in no file written")
