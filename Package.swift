@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // libmicrohttpd, the HTTP/1.1 server under `videowm serve` (Sources/VideoWMServe/HTTP).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // Tesseract's C API: `trace` reads the text of the mark in a still picture (Sources/VideoWM/TextRecognition).
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
         // JPEG files are read and written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
         // No unsafeFlags anywhere, so other packages can depend on VideoWM by version; bench/run asks for the
         // DWARF 4 debug info Debian 12's valgrind needs with `-Xcc -gdwarf-4` on its own command line.
@@ -59,7 +61,7 @@ let package = Package(
         // The FFmpeg boundary: owning wrappers over files, codecs, frames, conversion and muxing (and libheif's and
         // libwebp's decoders), with the typed errors they throw, which the whole library shares.
         .target(name: "Media", dependencies: ["Animation", "Overlay", "CFFmpeg", "CHeif", "CWebP", "CProcessGuard"]),
-        .target(name: "VideoWM", dependencies: ["Media", "Animation", "Overlay", "ImageMetadata", "LeakTrace", "CCrypto", "CJPEG", "CProcessGuard"]),
+        .target(name: "VideoWM", dependencies: ["Media", "Packaging", "Animation", "Overlay", "ImageMetadata", "LeakTrace", "CCrypto", "CJPEG", "CProcessGuard", "CTesseract"]),
         // `videowm serve`'s access control, no HTTP: token keys (a raw key or a JWK Set, by kid), JWS
         // checks with a leeway, revocations, re-read while the server runs.
         .target(name: "ServeAccess", dependencies: ["VideoWM"]),
@@ -68,7 +70,7 @@ let package = Package(
         .target(name: "ServeCache", dependencies: ["VideoWM", "CProcessGuard"]),
         // `videowm serve`: the HTTP origin, a thin layer over VideoWM (routes, render pool, signals, metrics).
         .target(name: "VideoWMServe", dependencies: ["VideoWM", "ServeAccess", "ServeCache", "Animation", "CMicroHTTPD", "CProcessGuard"]),
-        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "ServeAccess", "ServeCache", "Overlay", "Animation", "ImageMetadata", "LeakTrace"]),
+        .executableTarget(name: "videowm", dependencies: ["VideoWM", "VideoWMServe", "ServeAccess", "ServeCache", "Overlay", "Animation", "ImageMetadata", "LeakTrace", "Packaging"]),
 
         // Helpers shared by the test targets: a seeded generator for test data, an iPhone-style HEIC maker.
         .target(name: "TestSupport", dependencies: ["CHeif"], path: "Tests/TestSupport"),

@@ -5,9 +5,8 @@ import Foundation
 /// the container its bytes are written in and what that container can hold. Every layer gets
 /// this value; none looks at the path's extension or at an FFmpeg muxer name again.
 ///
-/// DASH (`.mpd`) is refused: FFmpeg's dash muxer writes its segments straight under their final
-/// names, outside the temporary-then-rename guarantee, and an HLS presentation plays in the same
-/// players (hls.js, Safari, ExoPlayer, Shaka).
+/// DASH (`.mpd`) is an HLS presentation with an MPD beside it: the same CMAF segments, written
+/// by the same writer (with its temporary-then-rename guarantee), described by both manifests.
 public struct OutputTarget: Sendable, Equatable {
     /// What is written at the path.
     public enum Kind: Sendable, Equatable {
@@ -26,41 +25,53 @@ public struct OutputTarget: Sendable, Equatable {
     public let kind: Kind
     /// The container the bytes are written in: the file's, or fragmented MP4 for HLS segments.
     package let container: Container
+    /// A presentation's DASH manifest (MPD), written beside its HLS playlist over the same
+    /// segment files: an `.mpd` path, or `--dash`. nil: HLS alone.
+    public let dashManifest: String?
 
-    /// Reads `path`: `.m3u8` is an HLS presentation, `.mpd` is refused, any other extension
-    /// names the file's container (refused when FFmpeg knows none by it). With `part`, the path
-    /// is that one file of a presentation, whatever its name.
+    /// Reads `path`: `.m3u8` is an HLS presentation, `.mpd` a DASH presentation (its segments and
+    /// HLS playlist at the same path with `.m3u8`, `path` then naming that playlist), any other
+    /// extension names the file's container (refused when FFmpeg knows none by it). With `part`,
+    /// the path is that one file of a presentation, whatever its name.
     public init(path: String, part: PresentationPart? = nil) throws(RequestError) {
-        self.path = path
         if let part {
-            kind = .hlsPart(part)
-            container = .fragmentedMP4
+            self.init(kind: .hlsPart(part), path: path, container: .fragmentedMP4)
             return
         }
         switch (path as NSString).pathExtension.lowercased() {
         case "m3u8":
-            kind = .hlsPresentation
-            container = .fragmentedMP4
+            self.init(kind: .hlsPresentation, path: path, container: .fragmentedMP4)
         case "mpd":
-            throw RequestError(subject: path, problem: "DASH output (.mpd) is not written; write an HLS presentation (.m3u8), which DASH players such as Shaka and ExoPlayer also play")
+            self.init(kind: .hlsPresentation, path: (path as NSString).deletingPathExtension + ".m3u8", container: .fragmentedMP4,
+                      dashManifest: path)
         default:
             guard let container = Container(forExtensionOf: path) else {
                 throw RequestError(subject: path, problem: "unknown output format (use an extension such as .mp4, .mov, .mkv or .webm)")
             }
-            kind = .file
-            self.container = container
+            self.init(kind: .file, path: path, container: container)
         }
     }
 
-    /// The same kind of output at another path (a batch row's, from its template's).
+    /// The same kind of output at another path (a batch row's, from its template's): a DASH
+    /// presentation's MPD and playlist there, whichever of the two `path` names.
     public func relocated(to path: String) -> OutputTarget {
-        OutputTarget(kind: kind, path: path, container: container)
+        guard dashManifest != nil else { return OutputTarget(kind: kind, path: path, container: container) }
+        let stem = (path as NSString).deletingPathExtension
+        return OutputTarget(kind: kind, path: stem + ".m3u8", container: container, dashManifest: stem + ".mpd")
     }
 
-    package init(kind: Kind, path: String, container: Container) {
+    /// The presentation with its MPD beside its playlist (`--dash`): the playlist's path with
+    /// `.mpd`. Only a presentation has one (the caller refuses `--dash` for anything else).
+    public func withDASHManifest() -> OutputTarget {
+        precondition(kind == .hlsPresentation, "only a whole presentation has a DASH manifest")
+        return OutputTarget(kind: kind, path: path, container: container, dashManifest: (path as NSString).deletingPathExtension + ".mpd")
+    }
+
+    package init(kind: Kind, path: String, container: Container, dashManifest: String? = nil) {
         self.kind = kind
         self.path = path
         self.container = container
+        self.dashManifest = dashManifest
     }
 
     /// An HLS presentation, or one file of one: segments carry video and audio only.

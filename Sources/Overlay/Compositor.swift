@@ -52,8 +52,12 @@ public final class Compositor {
     var preparedVariants: [VariantKey: PreparedLayer] = [:]
 
     /// Timed text frames drawn by redrawing only changed glyphs, and by preparing the layer
-    /// afresh (internal: the tests check that the fast path is the one taken).
-    private(set) var timedTextRedraws = 0, timedTextFullDraws = 0
+    /// afresh; of the redraws, those whose changed rectangle was copied from an earlier frame
+    /// (internal: the tests check that the fast paths are the ones taken).
+    private(set) var timedTextRedraws = 0, timedTextFullDraws = 0, timedTextRegionsReused = 0
+    /// Whether redraws copy back rectangles drawn before (`RedrawnRegions`); internal, so the
+    /// tests can compare frames with and without.
+    var reusesRedrawnRegions = true
     /// Warnings already given, so a message is said once per job, not once per frame.
     private var warned: Set<String> = []
 
@@ -244,22 +248,33 @@ public final class Compositor {
         var layer = finish(made.sprite, spec: spec, geometry: geometry)
         layer.timedText = text
         // Redrawing in place works on marks stored as drawn: upright, square pixels, not tiled.
-        if geometry.rotation.clockwiseQuarterTurns == 0, geometry.pixelAspect.isSquare, !layer.isTiled {
-            layer.textDrawing = made.drawing
+        if geometry.rotation.clockwiseQuarterTurns == 0, geometry.pixelAspect.isSquare, !layer.isTiled, let drawing = made.drawing {
+            layer.textDrawing = drawing
+            layer.redrawnRegions = RedrawnRegions()
         }
         return layer
     }
 
     /// The layer showing `text` made by redrawing only the glyphs that differ from the text it
-    /// shows, and converting only that part of its mark again; nil when that cannot be done
-    /// (see `FontLibrary.redraw`). The pixels are those a full preparation gives.
+    /// shows, and converting only that part of its mark again — or copying that part back from a
+    /// frame where the same glyphs painted it (`RedrawnRegions`); nil when neither can be done
+    /// (see `FontLibrary.glyphChanges`). The pixels are those a full preparation gives.
     private func redrawTimedText(_ layer: PreparedLayer, spec: LayerSpec, text: String, geometry: Geometry) throws -> PreparedLayer? {
-        guard let drawing = layer.textDrawing, let dirty = try fonts.redraw(drawing, text: text) else { return nil }
+        guard let drawing = layer.textDrawing, let changes = try fonts.glyphChanges(drawing, text: text) else { return nil }
+        let dirty = drawing.replaceGlyphs(changes)
         guard !dirty.isEmpty else { return layer }
+        let mark = layer.frames.first
+        let regions = reusesRedrawnRegions ? layer.redrawnRegions : nil
+        let key = RedrawnRegions.Key(rectangle: dirty, glyphs: drawing.glyphs(paintingNear: dirty, reach: mark.conversionReach))
+        if let saved = regions?[key], mark.restore(saved, in: dirty) {
+            timedTextRegionsReused += 1
+            return layer
+        }
+        drawing.paint(dirty)
         let factor = UInt32(Self.opacityByte(spec.opacity))
         let source = drawing.image.pixels
         // In place: the layer's mark is this layer's alone, and only the dirty rectangle changes.
-        layer.frames.first.replacePixels(in: dirty) { image in
+        mark.replacePixels(in: dirty) { image in
             let width = image.width
             for row in dirty.y..<dirty.maxY {
                 for i in ((row * width + dirty.x) * 4)..<((row * width + dirty.maxX) * 4) {
@@ -268,6 +283,7 @@ public final class Compositor {
                 }
             }
         }
+        regions?.keep(mark.saved(dirty), for: key)
         return layer
     }
 

@@ -40,6 +40,9 @@ struct ExitStatusTests {
             (KeyFileError(file: "platform.key", problem: .accessibleByOthers(mode: 0o100644)), .usage),
             (KeyFileError(file: "platform.key", problem: .wrongSize(bytes: 31, expected: 32...32)), .usage),
             (CryptoError(operation: "RAND_bytes"), .resourcesExhausted),
+            // A trace of a still needs Tesseract's model: missing, as a missing font is.
+            (TextRecognitionError(.modelMissing(language: "eng")), .noInput),
+            (TextRecognitionError(.engineUnavailable), .resourcesExhausted),
         ]
         for (error, status) in cases {
             #expect(exitStatus(for: error) == status, "\(error)")

@@ -39,13 +39,13 @@ struct RunningScript {
         var timedOut = false
         let deadline = started.addingTimeInterval(timeout)
         while true {
-            let done = waitpid(pid, &status, WNOHANG)
+            let done = TestCosts.wait(pid, &status, WNOHANG, program: "hostile script")
             if done == pid { break }
             if done < 0 && errno != EINTR { break }
             if Date() >= deadline {
                 timedOut = true
                 kill(-pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                while TestCosts.wait(pid, &status, 0, program: "hostile script") < 0 && errno == EINTR {}
                 break
             }
             usleep(5_000)

@@ -35,15 +35,16 @@ struct ReliabilityEncodeOptionsTests {
         #expect(!FileManager.default.fileExists(atPath: h.path(output[0])))
     }
 
-    @Test("a DASH output is refused up front (64) and nothing is written beside it (HLS is written: HLSTests)", arguments: ["out.mpd"])
+    @Test("a DASH output whose MPD cannot be written (a folder in its place) is refused up front (73) and nothing is written beside it", arguments: ["out.mpd"])
     func playlistOutputs(output: String) throws {
         let h = try Harness()
         defer { h.cleanUp() }
         let input = try h.makeClip("in.mp4", seconds: 1)
         let config = try config(h)
+        try FileManager.default.createDirectory(atPath: h.path(output), withIntermediateDirectories: true)
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: h.path(".")))
         let outcome = try h.shell("exec " + Harness.commandLine(["transcode", input, output, "-c", config]), timeout: 120)
-        expectCleanFailure(outcome, status: 64, naming: output, within: 5, in: h)
+        expectCleanFailure(outcome, status: 73, naming: output, within: 5, in: h)
         let after = Set(try FileManager.default.contentsOfDirectory(atPath: h.path(".")).filter { !$0.hasPrefix(".run-") })  // the harness's captured output
         #expect(after == before, "files left beside the output: \(after.subtracting(before).sorted())")
     }

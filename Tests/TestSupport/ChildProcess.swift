@@ -43,6 +43,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let errors: FileHandle?
     private let lock = NSLock()
     private var status: Int32?
+    /// The program, as `TestCosts` names it.
+    private let program: String
 
     /// Starts `executable` (an absolute path) with `arguments`; `environment` nil inherits this
     /// process's, `directory` nil its working folder; with `ownProcessGroup`, in a process group
@@ -50,6 +52,7 @@ public final class ChildProcess: @unchecked Sendable {
     public init(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, directory: String? = nil,
                 stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
                 ownProcessGroup: Bool = false) throws {
+        program = executable
         var parentEnds: [Int32?] = [nil, nil, nil]
         var childEnds: [Int32] = []
         var streams: [Stream] = []
@@ -82,7 +85,7 @@ public final class ChildProcess: @unchecked Sendable {
         defer { lock.unlock() }
         if status == nil {
             var raw: Int32 = 0
-            while waitpid(processIdentifier, &raw, 0) < 0 && errno == EINTR {}
+            while TestCosts.wait(processIdentifier, &raw, 0, program: program) < 0 && errno == EINTR {}
             status = raw
         }
         return Self.code(status!)
@@ -94,7 +97,7 @@ public final class ChildProcess: @unchecked Sendable {
         defer { lock.unlock() }
         guard status == nil else { return false }
         var raw: Int32 = 0
-        guard waitpid(processIdentifier, &raw, WNOHANG) == processIdentifier else { return true }
+        guard TestCosts.wait(processIdentifier, &raw, WNOHANG, program: program) == processIdentifier else { return true }
         status = raw
         return false
     }
@@ -212,9 +215,9 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits for `pid`: its exit code, or the signal that ended it (as Foundation's `terminationStatus`).
-    public static func wait(_ pid: pid_t) -> Int32 {
+    public static func wait(_ pid: pid_t, program: String = "?") -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while TestCosts.wait(pid, &status, 0, program: program) < 0 && errno == EINTR {}
         return code(status)
     }
 

@@ -209,10 +209,18 @@ private func ms(_ milliseconds: Int64) -> PresentationTime { PresentationTime(mi
 }
 
 @Suite struct OutputTargetTests {
-    @Test func playlistsAreHLSAndDASHIsRefused() throws {
+    @Test func playlistsAreHLSAndAnMPDIsAPresentationWithItsManifest() throws {
         #expect(try OutputTarget(path: "out/a.M3U8").kind == .hlsPresentation)
+        #expect(try OutputTarget(path: "out/a.m3u8").dashManifest == nil)
         #expect(try OutputTarget(path: "a.mp4").kind == .file)
-        #expect(throws: RequestError.self) { try OutputTarget(path: "a.mpd") }
+        let dash = try OutputTarget(path: "out/a.mpd")
+        #expect(dash.kind == .hlsPresentation && dash.path == "out/a.m3u8" && dash.dashManifest == "out/a.mpd")
+        let row = dash.relocated(to: "rows/7.mpd")
+        #expect(row.path == "rows/7.m3u8" && row.dashManifest == "rows/7.mpd")
+        let both = try OutputTarget(path: "out/b.m3u8").withDASHManifest()
+        #expect(both.path == "out/b.m3u8" && both.dashManifest == "out/b.mpd")
+        #expect(both.relocated(to: "rows/8.m3u8").dashManifest == "rows/8.mpd")
+        #expect(try OutputTarget(path: "a.mp4").relocated(to: "b.mp4").dashManifest == nil)
         #expect(throws: RequestError.self) { try OutputTarget(path: "a.nosuchformat") }
     }
 

@@ -27,6 +27,11 @@ public struct PlaneRect: Sendable, Equatable, CustomStringConvertible {
                   maxY: max(max(minY, other.minY), min(maxY, other.maxY)))
     }
 
+    /// The smallest rectangle holding both.
+    public func union(_ other: PlaneRect) -> PlaneRect {
+        PlaneRect(minX: min(minX, other.minX), minY: min(minY, other.minY), maxX: max(maxX, other.maxX), maxY: max(maxY, other.maxY))
+    }
+
     /// Shrunk by `dx` on the left and right and `dy` at the top and bottom (grown when negative).
     public func insetBy(dx: Double, dy: Double) -> PlaneRect {
         PlaneRect(minX: minX + dx, minY: minY + dy, maxX: maxX - dx, maxY: maxY - dy)

@@ -11,9 +11,11 @@ struct PreparedLayer {
     /// How the tiled pattern covers the frame (tiled layers only).
     var tiling: TilePattern.Rendering?
     /// For a timed text layer, the text this mark shows, and the drawing it was made from when
-    /// the next text can be drawn over it (see `TextDrawing`).
+    /// the next text can be drawn over it (see `TextDrawing`), with the mark's pixels in the
+    /// rectangles earlier redraws changed.
     var timedText: String?
     var textDrawing: TextDrawing?
+    var redrawnRegions: RedrawnRegions?
 
     /// A mark with no pixels (an image box of zero width or height) is never blended.
     var isEmpty: Bool { displayImageSize.width <= 0 || displayImageSize.height <= 0 }

@@ -50,6 +50,47 @@ public final class PreparedMark {
         }
     }
 
+    /// The mark's pixels in a rectangle, as drawn and in every YUV layout converted so far: what
+    /// `restore` puts back when the same glyphs paint the same rectangle again.
+    struct Region {
+        var rgba: [UInt8]
+        var planar: [PlanarKey: PlanarMark.Region]
+
+        var byteCount: Int { rgba.count + planar.values.reduce(0) { $0 + $1.byteCount } }
+    }
+
+    /// How far outside a rectangle converting it reads the sprite: a chroma block that touches
+    /// the rectangle averages all its pixels (0 before any YUV layout is converted).
+    var conversionReach: Int {
+        planarCache.keys.reduce(0) { max($0, (1 << $1.chromaShiftX) - 1, (1 << $1.chromaShiftY) - 1) }
+    }
+
+    /// The mark's pixels in `region` (which must lie inside the sprite), in every layout converted so far.
+    func saved(_ region: PixelRect) -> Region {
+        precondition(region.intersection(PixelRect(x: 0, y: 0, width: sprite.image.width, height: sprite.image.height)) == region,
+                     "a saved region lies inside the mark")
+        let pixels = PixelRect(x: region.x * 4, y: region.y, width: region.width * 4, height: region.height)
+        let planar = Dictionary(uniqueKeysWithValues: planarCache.map { key, mark in (key, mark.saved(region, key: key)) })
+        return Region(rgba: PlanarMark.copy(pixels, of: sprite.image.pixels, width: sprite.image.width * 4), planar: planar)
+    }
+
+    /// Puts back pixels `saved` from this mark's `region` when it last showed what it must show
+    /// now, with every YUV layout's coverage found again there: the same pixels converting them
+    /// afresh gives. Returns false, changing nothing, when they lack a layout converted since.
+    func restore(_ saved: Region, in region: PixelRect) -> Bool {
+        guard planarCache.keys.allSatisfy({ saved.planar[$0] != nil }) else { return false }
+        let pixels = PixelRect(x: region.x * 4, y: region.y, width: region.width * 4, height: region.height)
+        PlanarMark.paste(saved.rgba, into: &sprite.image.pixels, rect: pixels, width: sprite.image.width * 4)
+        signalCache = [:]
+        for key in Array(planarCache.keys) {
+            // Taken out of the dictionary first, so the arrays are not shared and change in place.
+            guard var planar = planarCache.removeValue(forKey: key), let part = saved.planar[key] else { continue }
+            planar.restore(part)
+            planarCache[key] = planar
+        }
+        return true
+    }
+
     func planar(for key: PlanarKey) -> PlanarMark {
         if let cached = planarCache[key] { return cached }
         let made = PlanarMark(image: sprite.image, key: key,
@@ -135,8 +176,8 @@ struct PlanarMark {
         // averages the premultiplied U and V of its pixels (zero where alpha is).
         let blockW = 1 << key.chromaShiftX, blockH = 1 << key.chromaShiftY
         let samples = Float(blockW * blockH)
-        let firstX = (area.x + key.phaseX) >> key.chromaShiftX, lastX = (area.maxX - 1 + key.phaseX) >> key.chromaShiftX
-        let firstY = (area.y + key.phaseY) >> key.chromaShiftY, lastY = (area.maxY - 1 + key.phaseY) >> key.chromaShiftY
+        let blocks = Self.chromaBlocks(touching: area, key: key)
+        let firstX = blocks.x, lastX = blocks.maxX - 1, firstY = blocks.y, lastY = blocks.maxY - 1
         image.pixels.withUnsafeBufferPointer { p in
             for cy in firstY...lastY {
                 for cx in firstX...lastX {
@@ -163,9 +204,72 @@ struct PlanarMark {
                 }
             }
         }
-        // The runs of the rows that changed are found again.
-        let cw = chromaWidth
+        updateSpans(area: area, chroma: blocks)
+    }
+
+    /// The chroma samples whose blocks touch `area` (pixels inside the mark), in chroma coordinates.
+    static func chromaBlocks(touching area: PixelRect, key: PreparedMark.PlanarKey) -> PixelRect {
+        let firstX = (area.x + key.phaseX) >> key.chromaShiftX, lastX = (area.maxX - 1 + key.phaseX) >> key.chromaShiftX
+        let firstY = (area.y + key.phaseY) >> key.chromaShiftY, lastY = (area.maxY - 1 + key.phaseY) >> key.chromaShiftY
+        return PixelRect(x: firstX, y: firstY, width: lastX - firstX + 1, height: lastY - firstY + 1)
+    }
+
+    /// Finds the runs of the rows that changed again.
+    private mutating func updateSpans(area: PixelRect, chroma: PixelRect) {
+        let w = width, cw = chromaWidth
         lumaAlpha.withUnsafeBufferPointer { lumaSpans.update(rows: area.y..<area.maxY, alpha: $0, width: w) }
-        chromaAlpha.withUnsafeBufferPointer { chromaSpans.update(rows: firstY..<(lastY + 1), alpha: $0, width: cw) }
+        chromaAlpha.withUnsafeBufferPointer { chromaSpans.update(rows: chroma.y..<chroma.maxY, alpha: $0, width: cw) }
+    }
+
+    /// One layout's samples in a rectangle of the mark: luma and its alpha inside it, chroma in the
+    /// blocks that touch it (whose averages read pixels up to a block beyond it).
+    struct Region {
+        var area: PixelRect
+        var chroma: PixelRect
+        var luma: [UInt16]
+        var lumaAlpha: [UInt8]
+        var chromaU: [UInt16]
+        var chromaV: [UInt16]
+        var chromaAlpha: [UInt8]
+
+        var byteCount: Int { luma.count * 2 + lumaAlpha.count + chromaU.count * 4 + chromaAlpha.count }
+    }
+
+    func saved(_ region: PixelRect, key: PreparedMark.PlanarKey) -> Region {
+        let chroma = Self.chromaBlocks(touching: region, key: key)
+        return Region(area: region, chroma: chroma,
+                      luma: Self.copy(region, of: luma, width: width), lumaAlpha: Self.copy(region, of: lumaAlpha, width: width),
+                      chromaU: Self.copy(chroma, of: chromaU, width: chromaWidth), chromaV: Self.copy(chroma, of: chromaV, width: chromaWidth),
+                      chromaAlpha: Self.copy(chroma, of: chromaAlpha, width: chromaWidth))
+    }
+
+    mutating func restore(_ saved: Region) {
+        Self.paste(saved.luma, into: &luma, rect: saved.area, width: width)
+        Self.paste(saved.lumaAlpha, into: &lumaAlpha, rect: saved.area, width: width)
+        Self.paste(saved.chromaU, into: &chromaU, rect: saved.chroma, width: chromaWidth)
+        Self.paste(saved.chromaV, into: &chromaV, rect: saved.chroma, width: chromaWidth)
+        Self.paste(saved.chromaAlpha, into: &chromaAlpha, rect: saved.chroma, width: chromaWidth)
+        updateSpans(area: saved.area, chroma: saved.chroma)
+    }
+
+    /// The samples of `rect` in a plane `width` samples wide, row after row.
+    static func copy<Sample>(_ rect: PixelRect, of plane: [Sample], width: Int) -> [Sample] {
+        var out: [Sample] = []
+        out.reserveCapacity(rect.width * rect.height)
+        for row in rect.y..<rect.maxY { out.append(contentsOf: plane[(row * width + rect.x)..<(row * width + rect.maxX)]) }
+        return out
+    }
+
+    /// Writes `samples` (as `copy` gives them) back into `rect` of a plane `width` samples wide.
+    static func paste<Sample>(_ samples: [Sample], into plane: inout [Sample], rect: PixelRect, width: Int) {
+        precondition(samples.count == rect.width * rect.height, "pasted samples fill their rectangle")
+        samples.withUnsafeBufferPointer { source in
+            plane.withUnsafeMutableBufferPointer { target in
+                guard let from = source.baseAddress, let to = target.baseAddress else { return }
+                for row in 0..<rect.height {
+                    (to + (rect.y + row) * width + rect.x).update(from: from + row * rect.width, count: rect.width)
+                }
+            }
+        }
     }
 }

@@ -3,9 +3,15 @@
 ///
 /// A timed layer's text (a timecode) changes a few glyphs per frame while the rest stay put.
 /// When the new text shapes to glyphs with the same advances, offsets and faces (digits of one
-/// font are all as wide), everything in the layout is where it was except some glyph bitmaps;
-/// `FontLibrary.redraw` then clears and redraws only the rectangle those glyphs cover, and says
-/// which rectangle changed, so the compositor converts only that part of the mark again.
+/// font are all as wide), everything in the layout is where it was except some glyph bitmaps:
+/// `FontLibrary.glyphChanges` finds those glyphs, `replaceGlyphs` takes them and says which
+/// rectangle of the image they change, and `paint` clears and redraws only that rectangle, so the
+/// compositor converts only that part of the mark again (or puts back the pixels it kept from
+/// the last time the same glyphs painted there: `RedrawnRegions`).
+///
+/// Only what lies inside the rectangle last painted is read when painting again (the planes are
+/// cleared and redrawn there), so a rectangle whose mark pixels were put back from elsewhere may
+/// leave the planes and `image` behind there without changing any later redraw.
 final class TextDrawing {
     struct PlacedGlyph {
         var glyph: GlyphReference
@@ -25,6 +31,13 @@ final class TextDrawing {
             }
             return rect
         }
+    }
+
+    /// A glyph where it is drawn: what decides the pixels it paints in a drawing.
+    struct GlyphPlacement: Hashable {
+        var glyph: GlyphReference
+        var penX: Int
+        var baselineY: Int
     }
 
     let style: TextStyle
@@ -81,6 +94,26 @@ final class TextDrawing {
         composition.compose(into: &image, rect: rect, ramps: ramps)
     }
 
+    /// Draws the image again within `rect` (image coordinates) from the glyphs placed now.
+    func paint(_ rect: PixelRect) {
+        // `rendered` keeps the text as first drawn; holding this image too would make every
+        // compose below copy it whole before changing the rectangle.
+        rendered.sprite.image = PremultipliedRGBAImage(width: 0, height: 0)
+        composition.clear(rect)
+        drawGlyphs(in: rect)
+        compose(rect)
+    }
+
+    /// The glyphs whose painting reaches `rect` widened by `reach` pixels on every side, in
+    /// drawing order: with the drawing's style, they decide every pixel of the image there.
+    func glyphs(paintingNear rect: PixelRect, reach: Int) -> [GlyphPlacement] {
+        let near = PixelRect(x: rect.x - reach, y: rect.y - reach, width: rect.width + 2 * reach, height: rect.height + 2 * reach)
+        return placed.compactMap { glyph in
+            guard let painted = paintedRect(glyph), !painted.intersection(near).isEmpty else { return nil }
+            return GlyphPlacement(glyph: glyph.glyph, penX: glyph.penX, baselineY: glyph.baselineY)
+        }
+    }
+
     /// Draws every glyph's coverage into the planes, clipped to `clip` (image coordinates).
     /// The planes must be clear there.
     func drawGlyphs(in clip: PixelRect) {
@@ -101,15 +134,17 @@ final class TextDrawing {
         }
     }
 
-    /// Takes the glyphs of a new text of the same shape; returns the image rectangle to redraw.
-    func replaceGlyphs(_ changed: [(index: Int, glyph: PlacedGlyph)], lines: [[LineGlyph]]) -> PixelRect? {
+    /// Takes the glyphs of a new text of the same shape; returns the image rectangle they change
+    /// (empty when none does), not yet painted.
+    func replaceGlyphs(_ changes: GlyphChanges) -> PixelRect {
         var dirty: PixelRect?
-        for (index, glyph) in changed {
+        for (index, glyph) in changes.changed {
             for rect in [paintedRect(placed[index]), paintedRect(glyph)].compactMap({ $0 }) { dirty = dirty.map { $0.union(rect) } ?? rect }
             placed[index] = glyph
         }
-        self.lines = lines
+        lines = changes.lines
         return dirty?.intersection(PixelRect(x: 0, y: 0, width: canvas.width, height: canvas.height))
+            ?? PixelRect(x: 0, y: 0, width: 0, height: 0)
     }
 
     /// Whether a glyph's painting stays inside the image (a new digit may reach further than the old one).
@@ -119,14 +154,21 @@ final class TextDrawing {
     }
 }
 
+/// What drawing a new text of the same shape changes in a `TextDrawing`: its shaped lines, and
+/// the glyphs that differ (by index in the drawing's glyphs, placed where the old ones were).
+struct GlyphChanges {
+    var lines: [[LineGlyph]]
+    var changed: [(index: Int, glyph: TextDrawing.PlacedGlyph)]
+}
+
 extension FontLibrary {
-    /// Draws `text` into `drawing` in place of its text, when it has the same shape (see
-    /// `TextDrawing`), and returns the image rectangle that changed (empty when nothing did).
-    /// Returns nil when the fast path does not apply: the new text's glyphs are placed
-    /// differently, reach outside the image, need a fallback the old text did not, or the
-    /// shadow is blurred (a blur spreads every change); then a full `draw` is needed. The
-    /// result is the same image a full `draw` of the new text gives.
-    func redraw(_ drawing: TextDrawing, text: String) throws -> PixelRect? {
+    /// The glyphs `text` changes in `drawing` when it has the same shape, placed and rasterised
+    /// (from the glyph cache after their first use). Returns nil when the fast path does not
+    /// apply: the new text's glyphs are placed differently, reach outside the image, need a
+    /// fallback the old text did not, or the shadow is blurred (a blur spreads every change);
+    /// then a full `draw` is needed. Painting the changes (`TextDrawing.paint`) gives the same
+    /// image a full `draw` of the new text gives.
+    func glyphChanges(_ drawing: TextDrawing, text: String) throws -> GlyphChanges? {
         guard drawing.shadowSigma == 0 || drawing.composition.shadow == nil else { return nil }
         var style = drawing.style
         style.text = text
@@ -152,15 +194,6 @@ extension FontLibrary {
             guard drawing.fits(glyph) else { return nil }
             changed.append((index, glyph))
         }
-        guard let dirty = drawing.replaceGlyphs(changed, lines: shaped), !dirty.isEmpty else {
-            return PixelRect(x: 0, y: 0, width: 0, height: 0)
-        }
-        // `rendered` keeps the text as first drawn; holding this image too would make every
-        // compose below copy it whole before changing the dirty rectangle.
-        drawing.rendered.sprite.image = PremultipliedRGBAImage(width: 0, height: 0)
-        drawing.composition.clear(dirty)
-        drawing.drawGlyphs(in: dirty)
-        drawing.compose(dirty)
-        return dirty
+        return GlyphChanges(lines: shaped, changed: changed)
     }
 }

@@ -40,7 +40,7 @@ extension BatchRunner {
         }
         let summary: PresentationSummary
         do {
-            summary = try lecture.write(rows.map { CopyRequest(variables: $0.variables, target: $0.target) }, CopyWriting(
+            var writing = CopyWriting(
                 overwrite: force, sharedFolder: hls.sharedFolder ?? (outputDirectory as NSString).appendingPathComponent("shared-segments"),
                 createsFolders: true, group: outputsPerDecode,
                 onFailed: { n, error in try finish(n, error, nil) },
@@ -48,7 +48,9 @@ extension BatchRunner {
                 progress: { reached, _ in
                     tracker.groupReached(seconds: reached.seconds, activeOutputs: rows.count - ended.count)
                     onProgress(tracker.snapshot())
-                }))
+                })
+            writing.protection = protection
+            summary = try lecture.write(rows.map { CopyRequest(variables: $0.variables, target: $0.target) }, writing)
         } catch let error as InterruptedError {
             throw error
         } catch let error as StopBatch {

@@ -10,8 +10,8 @@ public struct BatchRow: Sendable, Equatable {
     public let variables: [String: String]
     /// Where the row's output goes, parsed once (its kind and container).
     public let target: OutputTarget
-    /// The output's path.
-    public var output: String { target.path }
+    /// The file written last (a DASH presentation's MPD, else the playlist or file): done when it exists.
+    public var output: String { target.dashManifest ?? target.path }
 
     /// 0 for the first row: what `--shard I/N` divides.
     public var index: Int { number - 1 }

@@ -56,6 +56,8 @@ public struct BatchRunner {
     public var hls = HLSSettings()
     /// `--ladder`/`--subtitles`: `.m3u8` rows become multivariant playlists of renditions.
     public var ladder: LadderOptions?
+    /// `--encrypt cenc|cbcs`: every row's segments encrypted as they are published, or nil.
+    public var protection: SegmentProtection?
     /// Values every row shares (`--var`), which a variant layer's text may use: its renders are
     /// the same for every row.
     public var jobValues: [String: String] = [:]

@@ -26,6 +26,9 @@ public struct CopyWriting {
     public var createsFolders: Bool
     /// Copies written per pass over the input (`-j`): memory grows with it, decoding shrinks.
     public var group: Int
+    /// Common Encryption of every initialization and media segment (`--encrypt cenc|cbcs`), or nil.
+    /// Only a lecture with renditions takes it (its audio its own rendition, as DASH needs).
+    public var protection: SegmentProtection?
     /// Copy N (an index into the requests) failed alone; the others go on. An error thrown here
     /// stops the whole write (a report that cannot be written).
     public var onFailed: (Int, Error) throws -> Void
@@ -67,8 +70,48 @@ extension Lecture {
     /// abandons every copy still open and is thrown.
     ///
     /// These are the bytes `StudentCopy.render` makes one resource at a time, and a server serves.
-    public func write(_ requests: [CopyRequest], _ writing: CopyWriting) throws -> PresentationSummary {
+    ///
+    /// A copy whose target has a DASH manifest (`OutputTarget.dashManifest`) gets its MPD once its
+    /// HLS playlists are published, describing the same segment files (`DASHManifest`); an MPD that
+    /// exists without `writing.overwrite` fails the copy before anything of it is written.
+    public func write(_ given: [CopyRequest], _ writing: CopyWriting) throws -> PresentationSummary {
+        var kept: [Int] = []
+        for (n, request) in given.enumerated() {
+            do {
+                try request.checkDASHManifest(overwrite: writing.overwrite, createsFolders: writing.createsFolders, input: definition.video)
+                kept.append(n)
+            } catch {
+                try Lecture.rethrowingStops(error) { try writing.onFailed(n, error) }
+            }
+        }
+        let requests = kept.map { given[$0] }
         guard !requests.isEmpty else { return PresentationSummary(videoFrames: 0, damagedPackets: 0) }
+        if let protection = writing.protection {
+            guard definition.hasRenditions, !requests.contains(where: { $0.target.kind != .hlsPresentation }) else {
+                throw RequestError(subject: "--encrypt", problem: "encrypts the segments of a presentation with renditions (.m3u8 or .mpd, its audio a rendition of its own); this output has none")
+            }
+            if protection.scheme == nil, requests.contains(where: { $0.target.dashManifest != nil }) {
+                throw RequestError(subject: "--encrypt aes-128", problem: "encrypts HLS segments whole, which DASH players cannot decrypt; use cenc or cbcs for a DASH output")
+            }
+        }
+        var writing = writing
+        let outer = writing
+        writing.onFailed = { try outer.onFailed(kept[$0], $1) }
+        writing.onStarted = { outer.onStarted(kept[$0], $1) }
+        writing.onWritten = { [definition] n, report in
+            let request = requests[n]
+            guard let manifest = request.target.dashManifest else { return try outer.onWritten(kept[n], report) }
+            let size: Int
+            do {
+                size = try DASHManifest.write(playlist: request.target.path, manifest: manifest, overwrite: outer.overwrite,
+                                              inputs: [definition.video], protection: outer.protection)
+            } catch {
+                return try Lecture.rethrowingStops(error) { try outer.onFailed(kept[n], error) }
+            }
+            var report = report
+            report.bytes = report.bytes.map { $0 + size }
+            try outer.onWritten(kept[n], report)
+        }
         switch kind {
         case .plain(let lecture): return try lecture.write(requests, writing)
         case .ladder(let lecture): return try LadderCopies.write(requests, of: lecture.ladder, definition: definition, config: config,
@@ -94,6 +137,14 @@ extension Lecture {
 }
 
 extension CopyRequest {
+    /// Refuses, before anything of the copy is written, a DASH manifest that could not be written
+    /// (one that exists without overwriting, a folder in its place, the input itself).
+    func checkDASHManifest(overwrite: Bool, createsFolders: Bool, input: String) throws {
+        guard let manifest = target.dashManifest else { return }
+        if createsFolders { try createFolder() }
+        try AtomicOutput(target: manifest, overwrite: overwrite, inputs: [input]).discard()
+    }
+
     /// Creates the copy's folder when a placeholder of the template made a new one (only folders
     /// below the template's own, which exists, can be missing).
     func createFolder() throws {

@@ -43,6 +43,7 @@ enum LadderCopies {
                     if writing.createsFolders { try requests[n].createFolder() }
                     let folder = try LadderFolder(multivariant: requests[n].target.path, overwrite: writing.overwrite,
                                                   inputs: [definition.video] + definition.captions.map(\.file), sharedFolder: sharedFolder, warn: notices.say)
+                    folder.protection = writing.protection
                     members.append((n, LadderWriter.Student(row: row, folder: folder)))
                 } catch {
                     try Lecture.rethrowingStops(error) { try writing.onFailed(n, error) }

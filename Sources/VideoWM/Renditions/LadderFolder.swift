@@ -55,12 +55,16 @@ final class LadderFolder {
 
     var hasSharedFolder: Bool { layout.shared != nil }
 
+    /// Common Encryption of the CMAF files as they are published (nil: clear).
+    var protection: SegmentProtection?
+
     /// A file every student shares: in the shared folder under a name of its content alone
     /// (prefixed by the rendition for playlists, which are easier to find so), or beside the
     /// playlist as an own file when there is no shared folder. Returns the file's name in its
     /// folder (what a playlist in the same folder lists) and whether this call wrote it.
-    func publishShared(_ bytes: [UInt8], rendition id: String, kind: FileKind) throws -> (name: String, written: Bool) {
-        guard let folder = layout.shared?.folder else { return try publishOwn(bytes, rendition: id, kind: kind) }
+    func publishShared(_ given: [UInt8], rendition id: String, kind: FileKind) throws -> (name: String, written: Bool) {
+        guard let folder = layout.shared?.folder else { return try publishOwn(given, rendition: id, kind: kind) }
+        let bytes = try protection?.protect(given, rendition: id, kind: kind) ?? given
         let hash = ContentName.of(bytes)
         let name: String
         switch kind {
@@ -74,7 +78,8 @@ final class LadderFolder {
     }
 
     /// A file of this student's alone, beside the multivariant playlist.
-    func publishOwn(_ bytes: [UInt8], rendition id: String, kind: FileKind) throws -> (name: String, written: Bool) {
+    func publishOwn(_ given: [UInt8], rendition id: String, kind: FileKind) throws -> (name: String, written: Bool) {
+        let bytes = try protection?.protect(given, rendition: id, kind: kind) ?? given
         let hash = ContentName.of(bytes)
         let name = kind == .initialization ? "\(layout.prefix)-\(id)-init-\(hash).mp4" : "\(layout.prefix)-\(id)-\(hash).\(kind.fileExtension)"
         let written = try WriteOnceFile.publish(bytes, named: name, in: layout.folder) == .written

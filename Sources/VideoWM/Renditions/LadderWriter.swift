@@ -179,7 +179,7 @@ enum LadderWriter {
             for id in audioIDs + captionIDs where shared.playlists[id] == nil {
                 let text = try sampleRow.mediaPlaylist(rendition: id, initializationURI: shared.initializations[id],
                                                        segmentURI: { try sharedFile(id, $0.index).name })
-                shared.playlists[id] = try publishShared(Array(text.utf8), id: id, kind: .playlist)
+                shared.playlists[id] = try publishShared(Array((folder.protection?.tagged(mediaPlaylist: text) ?? text).utf8), id: id, kind: .playlist)
             }
             for s in active {
                 let student = students[s]
@@ -198,7 +198,8 @@ enum LadderWriter {
                         let initialization = try shared.initializations.entry(id, "the initialization segment of rendition \(id)")
                         let text = try student.row.mediaPlaylist(rendition: id, initializationURI: student.folder.uri(shared: initialization),
                                                                  segmentURI: { try file($0).uri })
-                        playlistNames[id] = try student.folder.publishOwn(Array(text.utf8), rendition: id, kind: .playlist).name
+                        let tagged = student.folder.protection?.tagged(mediaPlaylist: text) ?? text
+                        playlistNames[id] = try student.folder.publishOwn(Array(tagged.utf8), rendition: id, kind: .playlist).name
                         rates[id] = SegmentBitRates(segments: try segments.map { .init(bytes: try file($0).size, duration: $0.duration) },
                                                     targetDurationSeconds: lecture.targetDurationSeconds)
                     }

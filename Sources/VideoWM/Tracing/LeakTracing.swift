@@ -44,12 +44,29 @@ public struct TracedRow: Sendable {
     /// out: all of it for a copy leaked whole or averaged with others, some of it for a leak
     /// that switches between copies. Empty for rows not identified.
     public var explains: [ClosedRange<Double>] = []
+    /// For an identified row, what named it.
+    public var namedBy: [LeakTraceReport.Evidence] = []
+    /// For an identified row, the chance that it was named by mistake: the smallest of its
+    /// false-match probability and, when its variants named it, their false-accusation probability.
+    public var namingProbability: Double?
 }
 
 /// The outcome of a trace: the rows ranked, who is identified, and how the leak was aligned.
 public struct LeakTraceReport: Sendable {
     /// A row is identified when its false-match probability is at most this.
     public static let identificationThreshold = TraceVerdict.identificationThreshold
+
+    /// What can name a row.
+    public enum Evidence: String, Sendable, CaseIterable {
+        /// Where the marks were, over a video leak's slots.
+        case marks
+        /// The variants of a variant layer the leak shows (its codeword).
+        case variants
+        /// The text OCR read in a still.
+        case text
+        /// Where the mark is in a still, against the row's keyed path at the still's instant.
+        case position
+    }
 
     /// Where and when the leak sits in the original.
     public struct Alignment: Sendable {
@@ -120,14 +137,15 @@ public struct LeakTraceReport: Sendable {
     public var forgery: Forgery?
     /// What the variant layer says, when the config has one (rows named by their codewords).
     public var variants: VariantTraceVerdict? = nil
+    /// What a still picture showed, when the leak is one.
+    public var still: StillTraceReport? = nil
+    /// Every row named, whatever named it (`namedBy`), strongest first: by the marks' paths, by
+    /// the variant code, by a still's text and position. One list, so that a program reading
+    /// the report needs to look nowhere else.
+    public var identified: [TracedRow] = []
 
-    /// Whether anybody is named, by the marks' paths or by the variant code.
-    public var namesAnybody: Bool { !identified.isEmpty || !(variants?.named.isEmpty ?? true) }
-
-    /// The rows identified, strongest first, each with the spans of the leak it explains.
-    public var identified: [TracedRow] {
-        ranking.prefix { $0.score.falseMatchProbability <= Self.identificationThreshold }.map { $0 }
-    }
+    /// Whether anybody is named.
+    public var namesAnybody: Bool { !identified.isEmpty }
 
     /// Said in every result of a trace without a key.
     public static let unkeyedWarning = "unkeyed paths: anyone who knows a student's text can compute their path and forge a leak "
@@ -160,7 +178,8 @@ public enum LeakTracing {
 
     /// Traces `request`'s leak: aligns it with the original, scores every row and names those identified.
     public static func trace(_ request: LeakTraceRequest, warn: @escaping WarningHandler) throws -> LeakTraceReport {
-        try TraceSession(request, warn: warn).report()
+        if UprightStill.looksLikeStill(path: request.leak) { return try StillTraceSession(request, warn: warn).report() }
+        return try TraceSession(request, warn: warn).report()
     }
 
     /// The original's keyframes as thumbnails; when they are too far apart to time a leak, a

@@ -102,7 +102,30 @@ final class TraceSession {
                                      keyed: request.pathKey != nil,
                                      forgery: try forgery(scorer: scorer, rowMarks: rowMarks, identified: ranking.prefix(identified).map(\.score.row)))
         report.variants = try variantTracing?.verdict(analysis.variantReadings, numbers: table.rows.map(\.number))
+        report.identified = namedRows(ranking: ranking, count: identified, variants: report.variants)
         return report
+    }
+
+    /// The rows the marks' paths identify, then those only the variant code names (each row
+    /// once, with everything that named it).
+    private func namedRows(ranking: [TracedRow], count: Int, variants: VariantTraceVerdict?) -> [TracedRow] {
+        var rows = ranking.prefix(count).map { row -> TracedRow in
+            var named = row
+            named.namedBy = [.marks]
+            named.namingProbability = row.score.falseMatchProbability
+            return named
+        }
+        for variant in variants?.named ?? [] {
+            if let index = rows.firstIndex(where: { $0.number == variant.number }) {
+                rows[index].namedBy.append(.variants)
+                rows[index].namingProbability = min(rows[index].namingProbability ?? 1, variant.falseAccusationProbability)
+            } else if var row = ranking.first(where: { $0.number == variant.number }) {
+                row.namedBy = [.variants]
+                row.namingProbability = variant.falseAccusationProbability
+                rows.append(row)
+            }
+        }
+        return rows
     }
 
     private func tracedRow(_ score: RowScore) -> TracedRow {

@@ -67,6 +67,8 @@ public struct Transcoder {
     public var hls = HLSSettings()
     /// `--ladder`/`--subtitles`: an `.m3u8` output becomes a multivariant playlist of renditions.
     public var ladder: LadderOptions?
+    /// `--encrypt cenc|cbcs`: the presentation's segments encrypted as they are published, or nil.
+    public var protection: SegmentProtection?
     public var overwrite: Bool
     /// What a damaged input packet does: conceal and count, or stop.
     public var damagePolicy: DamagePolicy
@@ -164,6 +166,7 @@ public struct Transcoder {
             progress?(reached.seconds, total, frames)
         })
         writing.onStarted = { _, decided in outcome = decided }
+        writing.protection = protection
         let summary = try lecture.write([CopyRequest(variables: variables, target: output)], writing)
         if let failure { throw failure }
         if summary.damagedPackets > 0 {

@@ -90,6 +90,9 @@ struct BatchCommand: ToolCommand {
         variants are rendered once, in every rendition, and shared; each row lists its
         codeword's, the same symbol in every rendition. Where a row's own marks show, its
         segments carry those marks without the variant layer.
+        An .mpd TEMPLATE (or --dash with an .m3u8 one) gives each row, besides its HLS
+        playlists, a static DASH MPD over the same segment files, shared ones included
+        (stored once for both manifests); a row is then done when its MPD exists.
         --report's "bytes" is what each row added to the disk (shared files it was first to need).
         """,
         epilogue: """
@@ -109,8 +112,7 @@ struct BatchCommand: ToolCommand {
         encode.settings.tags = metadata.tags
         let target = try OutputTarget(path: outputTemplate)
         try encode.validate(command: Self.name, output: target)
-        try hls.validate(command: Self.name, output: target)
-        templateTarget = target
+        templateTarget = try hls.validate(command: Self.name, output: target)
         if shard != nil && shardCount != nil {
             throw UsageError("--shard I/N already gives the count; --shard-count is for Kubernetes' JOB_COMPLETION_INDEX", command: Self.name)
         }
@@ -142,6 +144,7 @@ struct BatchCommand: ToolCommand {
         runner.hls = hls.settings
         runner.hls.sharedFolder = sharedSegments
         runner.ladder = hls.ladderOptions
+        runner.protection = try hls.protection()
         runner.jobValues = marks.variables
         let summary: BatchSummary
         do {

@@ -1,4 +1,5 @@
 import Overlay
+import Packaging
 import ServeAccess
 import ServeCache
 import VideoWM
@@ -73,6 +74,19 @@ func exitStatus(for error: any Error) -> ExitStatus {
         return .usage
     case is InputError:
         return .noInput
+    case let error as TextRecognitionError:
+        // Tesseract's model is an input the trace needs, as a font is; an engine that cannot start is out of memory.
+        switch error.problem {
+        case .modelMissing: return .noInput
+        case .engineUnavailable: return .resourcesExhausted
+        }
+    // A content key file (--content-key-file): missing 66, open to others 64 (as the token key's), unreadable content 65.
+    case let error as ContentKeyFileError:
+        switch error.problem {
+        case .missing, .unreadable: return .noInput
+        case .notARegularFile, .accessibleByOthers: return .usage
+        case .malformed, .unusable: return .dataError
+        }
     case is MediaError, is TextEngineError:
         return .dataError
     case let error as OutputError:

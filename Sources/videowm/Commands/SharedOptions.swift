@@ -2,6 +2,7 @@ import Foundation
 import ImageMetadata
 import Animation
 import Overlay
+import Packaging
 import VideoWM
 
 // The option groups several commands share (over 300 lines: each group is short, and they
@@ -271,10 +272,22 @@ struct HLSOptions {
     var ladder: LadderRequest?
     /// `--subtitles`, in the order given.
     var subtitles: [SidecarCaptions] = []
+    /// `--dash`: an MPD beside the playlist, over the same segment files.
+    var dash = false
+    /// The output has an MPD (`--dash`, an `.mpd` OUTPUT): set by `validate`.
+    private var writesDASH = false
+    /// `--encrypt`: how the segments are encrypted.
+    var encrypt: EncryptionMethod?
+    /// `--key-uri`: where players fetch an AES-128 key.
+    var keyURI: String?
+    /// `--content-key-file`: the KID:KEY line or CPIX document `--encrypt` uses.
+    var contentKeyFile: String?
+    /// `--licence-url`: the Clear Key licence the manifests name.
+    var licenceURL: String?
     static let segmentRange = 1.0...60.0
 
     static var options: OptionGroup<Self> {
-        OptionGroup("HLS options (.m3u8 outputs)", [
+        OptionGroup("HLS and DASH options (.m3u8 and .mpd outputs)", [
             .parsed("--segment", placeholder: "SECONDS",
                     help: "length each segment aims at, cut on the nearest keyframe, 1…60 seconds (default 6)",
                     example: "4", parse: segmentLength) { $0.settings.segment = $1 },
@@ -289,19 +302,82 @@ struct HLSOptions {
                     default from a name like talk.de.srt, else und) and the name players list (repeatable); \
                     without --ladder, a multivariant playlist of the input's size
                     """, example: "talk.srt:en:English", parse: sidecar) { $0.subtitles.append($1) },
+            .flag("--dash", help: """
+                    also write a DASH manifest (OUTPUT with .mpd, static, ISO BMFF main profile) over the same segment files \
+                    as the HLS playlist; an OUTPUT.mpd does so without it
+                    """) { $0.dash = true },
+            .choice("--encrypt", placeholder: "SCHEME", among: EncryptionMethod.allCases, help: """
+                    encrypt every initialization and media segment with Common Encryption (cenc: AES-CTR; cbcs: AES-CBC, \
+                    1:9 pattern), or each HLS media segment whole (aes-128: AES-128-CBC, HLS only, with --key-uri), audio \
+                    in a rendition of its own; the MPD gets ContentProtection, the HLS playlists EXT-X-KEY; needs --content-key-file
+                    """) { $0.encrypt = $1 },
+            .text("--key-uri", placeholder: "URI", help: """
+                    with --encrypt aes-128: the URI the HLS playlists give for the key (16 bytes the platform serves to \
+                    signed-in students; never written into the output)
+                    """, example: "https://platform.example/keys/lecture") { $0.keyURI = $1 },
+            .text("--content-key-file", placeholder: "FILE", help: """
+                    the content key for --encrypt: one line KID:KEY (32 hex digits each) or a DASH-IF CPIX document, \
+                    readable by its owner only; never written into the output
+                    """, example: "lecture.key") { $0.contentKeyFile = $1 },
+            .text("--licence-url", placeholder: "URL", help: """
+                    where browsers fetch the W3C Clear Key licence of --encrypt (the MPD's dashif:Laurl, the HLS key tag's URI; \
+                    default: the HLS tag names the key ID, skd://KID)
+                    """, example: "https://platform.example/licence") { $0.licenceURL = $1 },
         ])
     }
 
-    /// `--ladder` and `--subtitles` make renditions, which only an HLS output (or one file of one) has.
-    func validate(command: String, output: OutputTarget) throws {
+    /// `--ladder` and `--subtitles` make renditions, which only an HLS output (or one file of one) has;
+    /// `--dash` a manifest, which only a whole presentation has. Returns OUTPUT with its MPD when asked.
+    mutating func validate(command: String, output: OutputTarget) throws -> OutputTarget {
+        writesDASH = output.dashManifest != nil || dash
         let isPresentation = output.kind != .file
         for (given, option) in [(ladder != nil, "--ladder"), (!subtitles.isEmpty, "--subtitles")] where given && !isPresentation {
-            throw UsageError("\(option) applies to HLS outputs (.m3u8) only, not \(output.path)", command: command)
+            throw UsageError("\(option) applies to HLS and DASH outputs (.m3u8, .mpd) only, not \(output.path)", command: command)
         }
+        if encrypt != nil || contentKeyFile != nil || licenceURL != nil || keyURI != nil {
+            guard encrypt != nil, contentKeyFile != nil else {
+                let given = contentKeyFile != nil ? "--content-key-file" : licenceURL != nil ? "--licence-url" : "--key-uri"
+                throw UsageError(encrypt == nil ? "\(given) needs --encrypt cenc|cbcs|aes-128" : "--encrypt needs --content-key-file FILE (the key is never a command-line value)", command: command)
+            }
+            if encrypt == .aes128 {
+                guard keyURI != nil, licenceURL == nil else {
+                    throw UsageError(keyURI == nil ? "--encrypt aes-128 needs --key-uri URI (where players fetch the key)" : "--licence-url is for cenc and cbcs; aes-128 takes --key-uri", command: command)
+                }
+                guard !dash && output.dashManifest == nil else {
+                    throw UsageError("--encrypt aes-128 encrypts HLS segments whole, which DASH players cannot decrypt; use cenc or cbcs with .mpd or --dash", command: command)
+                }
+            } else if keyURI != nil {
+                throw UsageError("--key-uri is for --encrypt aes-128; cenc and cbcs name a licence (--licence-url)", command: command)
+            }
+            guard output.kind == .hlsPresentation else {
+                let what = output.kind == .file ? "a \(output.fileType) file" : "one file of a presentation (--only-segment)"
+                throw UsageError("--encrypt applies to whole presentations (.m3u8, .mpd) only, not \(what)", command: command)
+            }
+        }
+        guard dash else { return output }
+        guard output.kind == .hlsPresentation else {
+            let what = output.kind == .file ? "a \(output.fileType) file" : "one file of a presentation (--only-segment)"
+            throw UsageError("--dash applies to whole presentations (.m3u8) only, not \(what)", command: command)
+        }
+        return output.dashManifest == nil ? output.withDASHManifest() : output
     }
 
-    /// The renditions asked for, nil for a single media playlist.
-    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder, subtitles: subtitles) }
+    /// The renditions asked for, nil for a single media playlist. A DASH presentation has its
+    /// audio in a rendition of its own even without a ladder (the input's size, `LadderRequest.input`):
+    /// DASH-IF's interoperability points give each media type its AdaptationSet, and FFmpeg's DASH
+    /// reader cannot read a Representation with audio and video muxed.
+    var ladderOptions: LadderOptions? { LadderOptions(ladder: ladder ?? (writesDASH || encrypt != nil ? .input : nil), subtitles: subtitles) }
+
+    /// `--encrypt`'s protection, its key file read (a malformed one: `ContentKeyFileError`, 65); nil without it.
+    func protection() throws -> SegmentProtection? {
+        guard let encrypt, let contentKeyFile else { return nil }
+        let keys = try ContentKeySet.read(fromFile: contentKeyFile)
+        switch encrypt {
+        case .cenc: return SegmentProtection(scheme: .cenc, keys: keys, licenceURL: licenceURL)
+        case .cbcs: return SegmentProtection(scheme: .cbcs, keys: keys, licenceURL: licenceURL)
+        case .aes128: return SegmentProtection(aes128: keys, keyURI: keyURI ?? "")
+        }
+    }
 
     private static func ladderRequest(_ text: String, option: String, command: String) throws -> LadderRequest {
         do {
@@ -326,4 +402,10 @@ struct HLSOptions {
         }
         return HLSSettings.segmentLength(seconds: seconds)
     }
+}
+
+/// `--encrypt`'s methods: Common Encryption's schemes, or HLS AES-128.
+enum EncryptionMethod: String, CaseIterable {
+    case cenc, cbcs
+    case aes128 = "aes-128"
 }

@@ -43,7 +43,16 @@ struct TranscodeCommand: ToolCommand {
         in, beside the playlist (named OUTPUT-HASH.m4s by their content), the playlist written
         last. With --render auto or smart an H.264 input is cut at its own IDRs near every
         --segment seconds and only the segments where a mark shows are re-encoded; with
-        --render full every frame is, on keyframes forced every --segment seconds. .mpd is refused.
+        --render full every frame is, on keyframes forced every --segment seconds.
+        OUTPUT.mpd writes that HLS presentation (its playlist at OUTPUT.m3u8) and a static
+        DASH MPD beside it over the same segment files, last; --dash does the same for an
+        .m3u8 OUTPUT. The audio is a rendition of its own (DASH gives each media type its
+        AdaptationSet); each Representation lists its segments by name with a timeline
+        read from them (ISO BMFF main profile). Captions are not in the MPD yet.
+        --encrypt cenc|cbcs --content-key-file FILE encrypts every initialization and media
+        segment with Common Encryption as it is written (shared ones once, to the same bytes);
+        the MPD carries ContentProtection, the HLS playlists EXT-X-KEY; the key is written nowhere.
+        --encrypt aes-128 --key-uri URI (HLS only) encrypts each media segment whole instead.
         With --ladder (and/or --subtitles) OUTPUT.m3u8 is a multivariant playlist instead: one
         video rendition per rung, all cut at the same times, each segment starting with a
         keyframe (the input's size: its own packets where no mark shows; smaller rungs encoded
@@ -101,8 +110,7 @@ struct TranscodeCommand: ToolCommand {
         encode.settings.tags = metadata.tags
         let target = try OutputTarget(path: output, part: onlyPart)
         try encode.validate(command: Self.name, output: target)
-        try hls.validate(command: Self.name, output: target)
-        self.target = target
+        self.target = try hls.validate(command: Self.name, output: target)
     }
 
     func run(console: Console) throws {
@@ -125,6 +133,7 @@ struct TranscodeCommand: ToolCommand {
                                     })
         transcoder.hls = hls.settings
         transcoder.ladder = hls.ladderOptions
+        transcoder.protection = try hls.protection()
         let summary = try transcoder.run()
         display.finish(damaged: summary.damagedPackets)
         if let line = summary.render.summary, onlyPart == nil { console.info("\(output): \(line)") }

@@ -25,6 +25,7 @@ enum TraceOutput {
                     + "(\(percent(picture.width / Double(alignment.leakWidth))) of its width)\n"
             }
         }
+        if let still = report.still { out += StillTraceOutput.text(still, request: request) }
         let shown = Array(report.ranking.prefix(top))
         if !shown.isEmpty {
             let header = ["rank", "row", "score", "false match"] + report.columns
@@ -39,9 +40,9 @@ enum TraceOutput {
         if !identified.isEmpty {
             for (index, row) in identified.enumerated() {
                 out += (index == 0 ? "identified: " : "also identified: ")
-                    + "row \(row.number) (line \(row.line)), false-match probability \(probability(row.score.falseMatchProbability))"
+                    + "row \(row.number) (line \(row.line)), \(namingLine(row))"
                     + (index == 0 ? " (threshold \(threshold))" : "")
-                    + (identified.count > 1 ? "; its marks explain \(spans(row.explains))" : "") + "\n"
+                    + (identified.count > 1 && row.namedBy.contains(.marks) ? "; its marks explain \(spans(row.explains))" : "") + "\n"
             }
         } else if let best = report.ranking.first {
             out += "identified: nobody (best false-match probability \(probability(best.score.falseMatchProbability)), threshold \(threshold))\n"
@@ -50,8 +51,26 @@ enum TraceOutput {
         }
         if let variants = report.variants { out += variantLines(variants) }
         if let forgery = report.forgery { out += "\(forgery)\n" }
+        if let still = report.still, let forgery = still.forgery {
+            out += "forged: \(forgery) (the text names row\(still.forged.count == 1 ? "" : "s") \(still.forged.map(String.init).joined(separator: ", ")))\n"
+        }
         if !report.keyed { out += "note: \(LeakTraceReport.unkeyedWarning)\n" }
         return out
+    }
+
+    /// "false-match probability 1.0e-12, named by its text and position" (or by its marks, its variants).
+    static func namingLine(_ row: TracedRow) -> String {
+        let chance = row.namedBy == [.variants] ? "false-accusation probability" : "false-match probability"
+        let by = row.namedBy.map { evidence in
+            switch evidence {
+            case .marks: "its marks' path"
+            case .variants: "its variants"
+            case .text: "its text"
+            case .position: "its mark's position"
+            }
+        }
+        return "\(chance) \(probability(row.namingProbability ?? row.score.falseMatchProbability))"
+            + (by.isEmpty ? "" : ", named by \(by.joined(separator: " and "))")
     }
 
     /// "0:00.0–0:10.0, 0:30.0–0:40.0 of the leak".
@@ -78,7 +97,7 @@ enum TraceOutput {
     }
 
     /// m:ss.s
-    private static func clock(_ seconds: Double) -> String {
+    static func clock(_ seconds: Double) -> String {
         let tenths = Int((max(0, seconds) * 10).rounded())
         return String(format: "%d:%02d.%d", tenths / 600, tenths / 10 % 60, tenths % 10)
     }
@@ -108,6 +127,8 @@ enum TraceOutput {
         struct Row: Encodable {
             var rank: Int, row: Int, line: Int, values: [String: String], score: Double, falseMatchProbability: Double, slots: Int
             var explains: [Span]?
+            /// For an identified row: what named it ("marks", "variants", "text", "position").
+            var namedBy: [String]?
         }
         struct Forgery: Encodable {
             var message: String, unkeyedMatches: [Int], slotsWithMarks: Int, slots: Int
@@ -125,7 +146,10 @@ enum TraceOutput {
         }
         struct Document: Encodable {
             var leak: String, original: String, rows: Int, threshold: Double
+            /// "video" or "still".
+            var kind: String
             var alignment: Alignment?, problem: String?
+            var still: StillTraceOutput.Still?
             var identified: [Row], ranking: [Row]
             var keyed: Bool, forgery: Forgery?, warning: String?
             var variants: Variants?
@@ -141,9 +165,13 @@ enum TraceOutput {
             VariantRow(row: row.number, score: rounded(row.score, 3), falseAccusationProbability: row.falseAccusationProbability)
         }
         func row(_ traced: TracedRow, rank: Int, spans: Bool = false) -> Row {
-            Row(rank: rank, row: traced.number, line: traced.line, values: traced.values, score: rounded(traced.score.score, 3),
-                falseMatchProbability: traced.score.falseMatchProbability, slots: traced.score.slotsUsed,
-                explains: spans ? traced.explains.map { Span(startSeconds: rounded($0.lowerBound, 2), endSeconds: rounded($0.upperBound, 2)) } : nil)
+            let named = spans
+            return Row(rank: rank, row: traced.number, line: traced.line, values: traced.values, score: rounded(traced.score.score, 3),
+                       falseMatchProbability: named ? traced.namingProbability ?? traced.score.falseMatchProbability : traced.score.falseMatchProbability,
+                       slots: traced.score.slotsUsed,
+                       explains: named && traced.namedBy.contains(.marks)
+                           ? traced.explains.map { Span(startSeconds: rounded($0.lowerBound, 2), endSeconds: rounded($0.upperBound, 2)) } : nil,
+                       namedBy: named ? traced.namedBy.map(\.rawValue) : nil)
         }
         let ranks = Dictionary(uniqueKeysWithValues: report.ranking.enumerated().map { ($1.number, $0 + 1) })
         let alignment = report.alignment.map {
@@ -159,7 +187,9 @@ enum TraceOutput {
                       })
         }
         let document = Document(leak: request.leak, original: request.original, rows: report.rowCount,
-                                threshold: LeakTraceReport.identificationThreshold, alignment: alignment, problem: report.problem,
+                                threshold: LeakTraceReport.identificationThreshold, kind: report.still == nil ? "video" : "still",
+                                alignment: alignment, problem: report.problem,
+                                still: report.still.map { StillTraceOutput.json($0, top: top) },
                                 identified: report.identified.map { row($0, rank: ranks[$0.number] ?? 0, spans: true) },
                                 ranking: report.ranking.prefix(top).enumerated().map { row($1, rank: $0 + 1) },
                                 keyed: report.keyed,
@@ -179,7 +209,7 @@ enum TraceOutput {
         return String(decoding: try encoder.encode(document), as: UTF8.self)
     }
 
-    private static func rounded(_ value: Double, _ digits: Int) -> Double {
+    static func rounded(_ value: Double, _ digits: Int) -> Double {
         let scale = pow(10, Double(digits))
         return (value * scale).rounded() / scale
     }

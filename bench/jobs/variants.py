@@ -1,4 +1,4 @@
-"""Benchmark of variant marks (issue 29), run by bench/run as job 15.
+"""Job 15: variant marks (issue 29).
 
 15  a 10-minute lecture for 300 students, HLS and MP4 outputs, with and without a variant layer
     (a faint tiled course name in q = 8 variants changing every 2 s, docs/design/variant-marks.md): the
@@ -18,6 +18,14 @@ import json
 import os
 import shutil
 import subprocess
+
+from harness.marks import CRF, LOGO_LAYER, PRESET, TEXT_LAYER
+from harness.shell import log
+
+NUMBERS = (15,)
+HELP = ("  15 variant marks (issue 29): a 10-min lecture for 300 rows, HLS and MP4, with and without a variant layer:\n"
+        "     per-row CPU, the lecture's once-only cost against one full render, storage (about an hour on 2 cores;\n"
+        "     not in the default list: `bench/run --jobs 15`)")
 
 Q, PERIOD = 8, 2          # variants and seconds per period (docs/design/variant-marks.md §4: the recommended q = 8, 2-s periods)
 # The e-mail and logo 6 s of every 30 s, as jobs 8 and 9 (20 % of each copy a student's own).
@@ -142,3 +150,11 @@ def job_variants(args, binary, inputs, logo, text_layer, logo_layer, preset, crf
         "number": 15, "title": f"Variant marks: a {seconds // 60:g}-min lecture for {rows} rows, HLS and MP4, with and without a variant layer",
         "reps": 1, "variants": variants, "ratios": [], "figures": figures, "table": table, "notes": notes,
     }
+
+
+def run(ctx):
+    """Runs job 15 when `--jobs` asks for it; yields its key and result."""
+    if not ctx.wants(15):
+        return
+    log("bench: job 15-variants")
+    yield "15-variants", job_variants(ctx.args, ctx.binary, ctx.inputs, ctx.logo, TEXT_LAYER, LOGO_LAYER, PRESET, CRF, ctx.timed)

@@ -1,4 +1,4 @@
-"""Benchmarks of `videowm serve` (issue 26), run by bench/run as jobs 12, 13 and 14.
+"""Jobs 12, 13 and 14: benchmarks of `videowm serve` (issue 26).
 
 12  an uncached marked 720p segment: request to last byte, against ffmpeg decoding and encoding
     that segment's frames alone with the same x264 settings (read back from the segment's own
@@ -27,10 +27,19 @@ import threading
 import time
 import urllib.parse
 
+# The mark 6 s of every 30 s, on one 6-s segment of five (harness.marks.SERVE_TIMING).
+from harness.marks import CRF, PRESET, SERVE_TIMING as LOAD_TIMING, STARTUP_TIMING
+from harness.shell import log
+
+NUMBERS = (12, 13, 14, 16)
+HELP = ("  12 serve: an uncached marked 720p segment, request to last byte, vs ffmpeg encoding its frames alone (bench/jobs/serve.py)\n"
+        "  13 serve: cached files to 16 concurrent clients vs nginx sending the same files\n"
+        "  14 serve: staggered real-time players, the most students per core without a stall, then twice that load\n"
+        "  16 serve start-up (issue 40): 16 students 0.5 s apart against an empty cache, a 720/360 ladder, every first\n"
+        "     segment a student's own: master playlist request to first media segment, median and p95\n"
+        "     (--baseline-binary adds the same run with another build, e.g. main's, to the table)")
+
 SEGMENT = 6              # seconds (batch's default --segment)
-# The mark 6 s of every 30 s, on one 6-s segment of five (12-18 s, 42-48 s ...): 20 % of the video
-# is re-encoded for each student. A mark straddling a cut would make two segments a student's own.
-LOAD_TIMING = {"start": 12, "interval": 6000, "skip": 24000}
 
 
 def b64(data):
@@ -534,8 +543,6 @@ def job_load(args, binary, clip, config, preset, crf, runner_log):
     }
 
 
-# Job 16 (issue 40): the mark from 0 s for 4 s of every 24 s, so every student's first segment is their own.
-STARTUP_TIMING = {"start": 0, "interval": 4000, "skip": 20000}
 STARTUP_LADDER = "720,360"
 
 
@@ -610,3 +617,17 @@ def job_startup(args, binary, clip, config, preset, crf, runner_log):
                   "first media segment. The `prepare` row: the platform sends `prepare` when the lecture page opens, 1 s before the player "
                   "asks (the time in between is not counted)."],
     }
+
+
+def run(ctx):
+    """Runs the serve jobs `--jobs` asks for; yields each one's key and result as it ends."""
+    served = [(12, "12-serve-latency", job_latency), (13, "13-serve-throughput", job_throughput),
+              (14, "14-serve-load", job_load), (16, "16-serve-startup", job_startup)]
+    for number, key, job in served:
+        if not ctx.wants(number):
+            continue
+        # Two marked segments (12-18 s, 42-48 s) even in a quick run; job 16 a 24-s lecture.
+        clip = ctx.inputs.clip(720, 24) if number == 16 else ctx.inputs.clip(720, 48 if ctx.args.quick else 60)
+        log(f"bench: job {key}")
+        config = ctx.cfg["startup"] if number == 16 else ctx.cfg["served"]
+        yield key, job(ctx.args, ctx.binary, clip, config, PRESET, CRF, ctx.timed)

@@ -1,0 +1,409 @@
+import Foundation
+import Overlay
+
+/// One row's marks at the instants a still may show (display pixels).
+public struct StillRowMarks: Sendable {
+    public struct Traced: Sendable {
+        public var footprint: MarkFootprint
+        /// Where the layer's mark is at each instant (distinct rectangles only).
+        public var rects: [PlaneRect]
+        public init(footprint: MarkFootprint, rects: [PlaneRect]) { self.footprint = footprint; self.rects = rects }
+    }
+
+    public struct Text: Sendable {
+        /// The text as `OCRCanonicalText` gives it.
+        public var text: [Character]
+        /// Where the layer draws it at each instant.
+        public var rects: [PlaneRect]
+        /// The layer's footprint when its path is keyed (its place is then evidence), nil for a fixed layer.
+        public var footprint: MarkFootprint?
+        public init(text: [Character], rects: [PlaneRect], footprint: MarkFootprint? = nil) {
+            self.text = text
+            self.rects = rects
+            self.footprint = footprint
+        }
+    }
+
+    /// The row's layers whose place depends on the row (their path is keyed).
+    public var traced: [Traced]
+    /// The row's texts that differ from other rows', wherever their layers put them.
+    public var texts: [Text]
+
+    public init(traced: [Traced], texts: [Text]) {
+        self.traced = traced
+        self.texts = texts
+    }
+}
+
+/// A line OCR read in the still.
+public struct MarkReading: Sendable, Equatable {
+    public enum Source: String, Sendable { case opacity, difference, picture }
+    public var text: String
+    /// Tesseract's confidence, 0…100.
+    public var confidence: Double
+    /// Where it was read, in the original's display pixels.
+    public var box: PlaneRect
+    /// Read from the marks' opacity map, from how far the still differs from the frame, or from the still's own pixels.
+    public var source: Source
+
+    public init(text: String, confidence: Double, box: PlaneRect, source: Source) {
+        self.text = text
+        self.confidence = confidence
+        self.box = box
+        self.source = source
+    }
+}
+
+/// What a still says about one row: what the text read says, where the row's mark is, and both together.
+public struct StillRowEvidence: Sendable {
+    public var row: Int
+    /// The readings (indices into the verdict's) the row's text was matched with, best first.
+    public var readings: [Int]
+    public var alignment: TextAlignment?
+    /// The chance that a text unrelated to the row reads this much like it (1: no evidence).
+    public var textPValue: Double
+    /// Whether the reading sits where the row's copy draws its text; nil when the reading is
+    /// too weak to say anything of the row.
+    public var located: Bool?
+    /// The mean strength of marks' strokes inside the row's keyed mark (nil where the still does not show it).
+    public var markOpacity: Double?
+    /// The chance that a spot drawn as the row's path draws them holds as much mark (1: not seen).
+    public var positionPValue: Double
+    /// Both readings combined (Fisher's method) and the false-match probability over the rows.
+    public var score: RowScore
+    /// The text names this row but its copy's mark is elsewhere.
+    public var contradicted: Bool { located == false }
+}
+
+/// Where a row's keyed mark is against the marks a still shows.
+public struct PositionEvidence: Sendable {
+    /// The mean stroke strength inside the row's mark (nil: the still does not show it).
+    public var strokes: Double?
+    /// The share of the places the row's path could have put the mark holding as much.
+    public var pValue: Double
+    /// The row's mark where it is strongest (display pixels).
+    public var rect: PlaneRect?
+}
+
+/// The rows a still names, or why it names nobody.
+public struct StillVerdict: Sendable {
+    public var readings: [MarkReading]
+    /// Every row, strongest first.
+    public var ranking: [StillRowEvidence]
+    /// Rows named: false-match probability at most the threshold, their text (if read) where their copy draws it.
+    public var named: [StillRowEvidence]
+    /// When nobody is named: rows the text alone names, whose copies put their mark elsewhere.
+    public var forged: [StillRowEvidence]
+}
+
+public enum StillEvidence {
+    /// Decoy spots per axis: the uniform grid over the path's 0…100 % that a row's position is ranked in.
+    static let decoyGrid = 201
+    /// A reading whose text p-value is at most this says something about where the row's mark should be.
+    static let placingLevel = 0.01
+    /// How far (in the mark's heights) a reading may sit from where the row's copy draws its text.
+    static let placementTolerance = 0.35
+
+    /// Where each row's keyed mark is against the marks the still shows, text unread: the mean
+    /// stroke strength there and its p-value among the places the row's path could have put it.
+    public static func positions(of rows: [StillRowMarks], difference: StillDifference) -> [PositionEvidence] {
+        var decoys = DecoyTables(difference: difference)
+        return rows.map { position(of: $0, decoys: &decoys) }
+    }
+
+    /// Each row judged on both readings: `positions` from `positions(of:difference:)`, `readings` from OCR.
+    public static func evaluate(rows: [StillRowMarks], positions: [PositionEvidence], readings: [MarkReading],
+                                distinctiveness: TextDistinctiveness, threshold: Double = TraceVerdict.identificationThreshold) -> StillVerdict {
+        precondition(positions.count == rows.count, "a position per row")
+        let candidates = ReadingCandidates(readings)
+        let text = TextEvidence(rows: rows, candidates: candidates, distinctiveness: distinctiveness)
+        var evidence: [StillRowEvidence] = []
+        for (index, row) in rows.enumerated() {
+            let best = text.best[index]
+            let pText = text.pValue(row: index)
+            var located: Bool?
+            if let best, pText <= placingLevel {
+                let box = candidates.boxes[best.candidate]
+                located = row.texts[best.text].rects.contains { rect in
+                    let grown = rect.insetBy(dx: -placementTolerance * rect.height, dy: -placementTolerance * rect.height)
+                    return grown.intersection(box).area >= 0.5 * min(box.area, rect.area)
+                }
+            }
+            var position = positions[index]
+            // Where the text was read is evidence of place too: the chance that the row's path
+            // put its mark over the reading as well as it did. (Places read are found without
+            // regard to any row, so the chance is exact.) The better of the two places, paid for.
+            if let best, pText <= placingLevel, let footprint = row.texts[best.text].footprint {
+                let cover = Self.locationPValue(box: candidates.boxes[best.candidate], rects: row.texts[best.text].rects, footprint: footprint)
+                position.pValue = min(1, 2 * min(position.pValue, cover))
+            }
+            // A text read where the row's copy does not put it is no evidence for the row.
+            let terms = located == false ? [position.pValue] : [pText, position.pValue]
+            let logP = Significance.logChiSquareTail(-2 * terms.reduce(0) { $0 + log(max($1, 1e-300)) }, halfDegreesOfFreedom: terms.count)
+            var logFalseMatch = Significance.logAnyOf(trials: rows.count, logP: logP)
+            // Or the text as a choice, the place as the test: given the picture, the rows whose
+            // texts read best are known before any key is looked at, and each innocent one's
+            // place is where the key put it, at random: the chance that any of them sits where the
+            // marks are is their number times the place's p-value. Either way is valid; the better
+            // one is taken, and paid for twice.
+            if located != false, text.picked.contains(index) {
+                let chosen = log(Double(text.picked.count)) + log(max(position.pValue, 1e-300))
+                logFalseMatch = min(logFalseMatch, chosen)
+            }
+            logFalseMatch = min(0, logFalseMatch + log(2))
+            let score = RowScore(row: index, slotsUsed: 1, log10PValue: logP / log(10), log10FalseMatch: logFalseMatch / log(10))
+            evidence.append(StillRowEvidence(row: index, readings: best.map { candidates.members[$0.candidate] } ?? [],
+                                             alignment: best?.alignment, textPValue: pText, located: located, markOpacity: position.strokes,
+                                             positionPValue: position.pValue, score: score))
+        }
+        let ranking = evidence.sorted { ($0.score.log10PValue, $0.row) < ($1.score.log10PValue, $1.row) }
+        let named = ranking.filter { $0.score.falseMatchProbability <= threshold && !$0.contradicted }
+        let forged = named.isEmpty ? ranking.filter {
+            $0.contradicted && exp(Significance.logAnyOf(trials: rows.count, logP: log(max($0.textPValue, 1e-300)))) <= threshold
+        } : []
+        return StillVerdict(readings: readings, ranking: ranking, named: named, forged: forged)
+    }
+
+    /// The row's traced mark's strength where its path puts it (the best of its instants), and
+    /// the share of decoy spots, drawn as the path draws them, holding as much (times the
+    /// rectangles tried); (nil, 1) where the still shows none of it.
+    static func position(of row: StillRowMarks, decoys: inout DecoyTables) -> PositionEvidence {
+        var best: (strokes: Double, p: Double, rect: PlaneRect)?
+        let tries = max(1, row.traced.reduce(0) { $0 + $1.rects.count })
+        for layer in row.traced {
+            let seen = layer.rects.compactMap { rect in decoys.difference.markStrength(in: rect, ring: Self.ring(of: layer.footprint)).map { (rect: rect, value: $0) } }
+            guard let strongest = seen.max(by: { $0.value < $1.value }) else { continue }
+            guard let share = decoys.shareAtLeast(strongest.value, footprint: layer.footprint) else { continue }
+            let p = min(1, Double(tries) * share)
+            if p < best?.p ?? 2 { best = (strongest.value, p, strongest.rect) }
+        }
+        return PositionEvidence(strokes: best?.strokes, pValue: best?.p ?? 1, rect: best?.rect)
+    }
+
+    /// The places where a mark of `footprint`'s size holds the most strokes, strongest first,
+    /// none overlapping another by more than a third: where to read text, found by the marks'
+    /// known size rather than by guessing where a line of glyphs begins and ends.
+    public static func strongestPlaces(for footprint: MarkFootprint, difference: StillDifference, count: Int) -> [PlaneRect] {
+        let steps = (0..<decoyGrid).map { 100 * Double($0) / Double(decoyGrid - 1) }
+        let lefts = steps.map { Double(footprint.displayRect(xPercent: $0, yPercent: 0).x) }
+        let tops = steps.map { Double(footprint.displayRect(xPercent: 0, yPercent: $0).y) }
+        let (width, height) = (Double(footprint.width), Double(footprint.height))
+        var spots: [(rect: PlaneRect, value: Double)] = []
+        for top in tops {
+            for left in lefts {
+                let rect = PlaneRect(x: left, y: top, width: width, height: height)
+                if let value = difference.markStrength(in: rect, ring: ring(of: footprint)) { spots.append((rect, value)) }
+            }
+        }
+        spots.sort { $0.value > $1.value }
+        var chosen: [PlaneRect] = []
+        for spot in spots where chosen.count < count {
+            if chosen.contains(where: { $0.intersection(spot.rect).area > spot.rect.area / 3 }) { continue }
+            chosen.append(spot.rect)
+        }
+        return chosen
+    }
+
+    /// The band around a mark's rectangle its strength is measured against: a third of its height.
+    static func ring(of footprint: MarkFootprint) -> Double { Double(footprint.height) / 3 }
+
+    /// Steps per axis of the grid the location's chance is counted on.
+    static let locationGrid = 1001
+
+    /// The chance that a place the row's path could draw (uniform in x and y percent) covers
+    /// `box` as much as the best of `rects` does, times the rectangles tried (one per distinct
+    /// instant): a mark's rectangle covers a box by the product of its overlaps along each axis,
+    /// and each axis's left edge or top depends on one percentage only.
+    static func locationPValue(box: PlaneRect, rects: [PlaneRect], footprint: MarkFootprint) -> Double {
+        guard box.area > 0, !rects.isEmpty else { return 1 }
+        let observed = rects.map { $0.intersection(box).area }.max() ?? 0
+        guard observed > 0 else { return 1 }
+        let steps = (0..<locationGrid).map { 100 * Double($0) / Double(locationGrid - 1) }
+        let (width, height) = (Double(footprint.width), Double(footprint.height))
+        let overlapsX = steps.map { percent -> Double in
+            let left = Double(footprint.displayRect(xPercent: percent, yPercent: 0).x)
+            return max(0, min(left + width, box.maxX) - max(left, box.minX))
+        }
+        let overlapsY = steps.map { percent -> Double in
+            let top = Double(footprint.displayRect(xPercent: 0, yPercent: percent).y)
+            return max(0, min(top + height, box.maxY) - max(top, box.minY))
+        }.sorted()
+        var count = 0
+        for overlap in overlapsX where overlap > 0 {
+            let needed = observed / overlap - 1e-9
+            var low = 0, high = overlapsY.count
+            while low < high {
+                let middle = (low + high) / 2
+                if overlapsY[middle] >= needed { high = middle } else { low = middle + 1 }
+            }
+            count += overlapsY.count - low
+        }
+        let share = Double(max(count, 1)) / Double(locationGrid * locationGrid)
+        return min(1, Double(rects.count) * share)
+    }
+
+    /// The mean stroke strength at every spot of the decoy grid the still shows. A spot's
+    /// left edge depends only on its x and its top only on its y, so each is placed once.
+    static func decoyValues(_ footprint: MarkFootprint, difference: StillDifference) -> [Double] {
+        let steps = (0..<decoyGrid).map { 100 * Double($0) / Double(decoyGrid - 1) }
+        let lefts = steps.map { Double(footprint.displayRect(xPercent: $0, yPercent: 0).x) }
+        let tops = steps.map { Double(footprint.displayRect(xPercent: 0, yPercent: $0).y) }
+        let (width, height) = (Double(footprint.width), Double(footprint.height))
+        let band = ring(of: footprint)
+        var values: [Double] = []
+        values.reserveCapacity(decoyGrid * decoyGrid)
+        for top in tops {
+            for left in lefts {
+                if let value = difference.markStrength(in: PlaneRect(x: left, y: top, width: width, height: height), ring: band) { values.append(value) }
+            }
+        }
+        return values
+    }
+}
+
+/// The decoys' values per footprint, sorted, made when first needed. A row whose mark is no
+/// stronger than most places is ranked among the first footprint's decoys (marks of one layer
+/// differ only in their texts' widths); only a row that stands out gets decoys of its own size.
+struct DecoyTables {
+    let difference: StillDifference
+    private var tables: [String: [Double]] = [:]
+    private var first: [Double]?
+    /// Below this share the first footprint's decoys are not trusted for another size.
+    static let exactBelow = 0.05
+
+    init(difference: StillDifference) { self.difference = difference }
+
+    /// The share of decoys of `footprint` at least `value` (at least one decoy's worth); nil when the still shows none.
+    mutating func shareAtLeast(_ value: Double, footprint: MarkFootprint) -> Double? {
+        let generic = first ?? {
+            let made = StillEvidence.decoyValues(footprint, difference: difference).sorted()
+            first = made
+            tables[Self.key(footprint)] = made
+            return made
+        }()
+        guard let rough = Self.share(generic, atLeast: value) else { return nil }
+        guard rough < Self.exactBelow else { return rough }
+        let key = Self.key(footprint)
+        let own = tables[key] ?? {
+            let made = StillEvidence.decoyValues(footprint, difference: difference).sorted()
+            tables[key] = made
+            return made
+        }()
+        return Self.share(own, atLeast: value)
+    }
+
+    static func share(_ sorted: [Double], atLeast value: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] >= value { high = middle } else { low = middle + 1 }
+        }
+        return Double(max(sorted.count - low, 1)) / Double(sorted.count)
+    }
+
+    static func key(_ footprint: MarkFootprint) -> String {
+        let box = footprint.layoutBox
+        return [footprint.width, footprint.height, box.x, box.y, box.width, box.height].map(String.init).joined(separator: ",")
+    }
+}
+
+/// The readings, and readings of two lines one above the other joined (a mark wrapped onto two).
+struct ReadingCandidates {
+    var texts: [[Character]] = []
+    var boxes: [PlaneRect] = []
+    /// The readings each candidate is made of.
+    var members: [[Int]] = []
+
+    init(_ readings: [MarkReading]) {
+        for (index, reading) in readings.enumerated() {
+            let canonical = OCRCanonicalText.of(reading.text)
+            guard canonical.count >= 3 else { continue }
+            texts.append(canonical)
+            boxes.append(reading.box)
+            members.append([index])
+        }
+        let single = texts.count
+        for a in 0..<single {
+            for b in 0..<single where a != b {
+                let upper = boxes[a], lower = boxes[b]
+                let height = max(upper.height, lower.height)
+                guard lower.minY > upper.minY + 0.5 * height, lower.minY - upper.maxY < 0.8 * height,
+                      lower.intersection(PlaneRect(minX: upper.minX, minY: lower.minY, maxX: upper.maxX, maxY: lower.maxY)).area > 0
+                        || abs(lower.midX - upper.midX) < 0.5 * max(upper.width, lower.width) else { continue }
+                texts.append(texts[a] + texts[b])
+                boxes.append(upper.union(lower))
+                members.append(members[a] + members[b])
+            }
+        }
+    }
+}
+
+/// Every row's text against every candidate reading.
+struct TextEvidence {
+    struct Best {
+        var candidate: Int
+        /// Which of the row's texts.
+        var text: Int
+        var alignment: TextAlignment
+        var chance: Double
+    }
+
+    let best: [Best?]
+    let candidateCount: Int
+    /// Rows' best alignment scores, sorted, for how many rows read as well as one.
+    private let sortedScores: [Int]
+
+    init(rows: [StillRowMarks], candidates: ReadingCandidates, distinctiveness: TextDistinctiveness) {
+        candidateCount = candidates.texts.count
+        best = rows.map { row in
+            var found: Best?
+            for (textIndex, text) in row.texts.enumerated() {
+                let distinctive = distinctiveness.distinctiveRange(of: text.text)
+                for (candidate, reading) in candidates.texts.enumerated() {
+                    let alignment = TextAlignment.align(reading, text.text, distinctive: distinctive)
+                    let chance = distinctiveness.chanceAgreement(alignment, readingLength: reading.count, textLength: text.text.count)
+                    if chance < found?.chance ?? 2 { found = Best(candidate: candidate, text: textIndex, alignment: alignment, chance: chance) }
+                }
+            }
+            return found
+        }
+        sortedScores = best.map { $0?.alignment.score ?? 0 }.sorted()
+        // The rows the text picks: those reading within one edit of the best, when the best
+        // agrees on enough distinctive characters to pick anything.
+        let found = best
+        let strongest = found.compactMap { $0 }.max { $0.alignment.score < $1.alignment.score }
+        if let strongest, strongest.alignment.distinctiveMatches >= Self.pickingMatches {
+            let top = strongest.alignment.score
+            picked = Set(found.indices.filter { (found[$0]?.alignment.score ?? Int.min) >= top - 1 })
+        } else {
+            picked = []
+        }
+    }
+
+    /// Distinctive characters the best reading must agree on for the text to pick rows.
+    static let pickingMatches = 5
+    /// The rows whose texts read best (within an edit of the best): the text's candidates.
+    let picked: Set<Int>
+
+    /// The chance that a text unrelated to the row reads this much like it: the union bound over
+    /// the readings tried, and at least the share of other rows whose text reads as well.
+    func pValue(row: Int) -> Double {
+        guard let found = best[row], found.chance < 1 else { return 1 }
+        let score = found.alignment.score
+        // Rows (this one included) scoring at least as well.
+        var low = 0, high = sortedScores.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sortedScores[middle] >= score { high = middle } else { low = middle + 1 }
+        }
+        let asWell = sortedScores.count - low
+        let others = Double(max(asWell - 1, 0)) / Double(max(best.count, 1))
+        return min(1, max(found.chance * Double(max(candidateCount, 1)), others))
+    }
+}
+
+extension PlaneRect {
+    var midX: Double { (minX + maxX) / 2 }
+    var midY: Double { (minY + maxY) / 2 }
+}
