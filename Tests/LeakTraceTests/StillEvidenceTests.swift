@@ -76,6 +76,40 @@ struct StillEvidenceTests {
         #expect(verdict.forged.map(\.row) == [2])
     }
 
+    /// Another platform's key put Grace's own mark half a mark to the right of where this key
+    /// puts it: the line read overlaps her place enough, but her characters are read half a
+    /// mark from where her copy draws them (by the OCR's boxes of each, or in proportion when it
+    /// gave none). Her own place, read the same way, stays hers.
+    @Test func theRowsTextReadHalfAMarkAlongIsNotWhereItsCopyDrawsIt() {
+        let own = Self.rowRects[2], shifted = PlaneRect(x: own.minX + 30, y: own.minY, width: own.width, height: own.height)
+        let text = "grace.hopper2@example.edu"
+        func verdict(markAt mark: PlaneRect, junk: Bool, characterBoxes: Bool) -> StillVerdict {
+            let (rows, difference) = Self.scene(markAt: mark, rowRects: Self.rowRects)
+            let positions = StillEvidence.positions(of: rows, difference: difference)
+            // Junk read left of the mark widens the line's box towards the row's own place.
+            let line = junk ? "ee " + text : text
+            let box = junk ? PlaneRect(minX: mark.minX - 20, minY: mark.minY, maxX: mark.maxX, maxY: mark.maxY) : mark
+            let glyphs = text.count, step = mark.width / Double(glyphs)
+            let boxes = (junk ? [PlaneRect(x: box.minX, y: mark.minY, width: 5, height: 10), PlaneRect(x: box.minX + 6, y: mark.minY, width: 5, height: 10)] : [])
+                + (0..<glyphs).map { PlaneRect(x: mark.minX + Double($0) * step, y: mark.minY, width: step, height: 10) }
+            let reading = MarkReading(text: line, confidence: 80, box: box, source: .opacity, characterBoxes: characterBoxes ? boxes : [])
+            return StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts))
+        }
+        let foreign = verdict(markAt: shifted, junk: true, characterBoxes: true)
+        #expect(foreign.named.isEmpty && foreign.forged.map(\.row) == [2])
+        #expect(verdict(markAt: shifted, junk: false, characterBoxes: false).named.isEmpty)
+        #expect(verdict(markAt: own, junk: true, characterBoxes: true).named.map(\.row) == [2])
+        #expect(verdict(markAt: own, junk: false, characterBoxes: false).named.map(\.row) == [2])
+    }
+
+    @Test func theAlignmentSaysWhichCharactersAgree() {
+        let text = OCRCanonicalText.of("ada.lovelace17@example.edu")
+        let part = TextAlignment.align(OCRCanonicalText.of("#~ lovelace17@exam"), text, distinctive: 0..<14)
+        #expect(part.readingSpan == 2..<17 && part.textSpan == 4..<19, "\(part)")
+        // "rn" is one canonical "m", standing for two characters of the reading.
+        #expect(OCRCanonicalText.indexed("a rn.b").map(\.source) == [0..<1, 1..<3, 3..<4, 4..<5])
+    }
+
     @Test func aLookAlikeClassmateLeavesTheTextWeak() {
         let (rows, difference) = Self.scene(markAt: Self.rowRects[0], rowRects: Self.rowRects)
         let positions = StillEvidence.positions(of: rows, difference: difference)

@@ -5,19 +5,28 @@ import Foundation
 /// and each row's text pass through it, so a confusion costs nothing, whichever way it went.
 public enum OCRCanonicalText {
     public static func of(_ text: String) -> [Character] {
-        var characters: [Character] = []
-        for character in text.lowercased() where !character.isWhitespace {
-            characters.append(Self.single[character] ?? character)
+        indexed(text).map(\.character)
+    }
+
+    /// The canonical characters, each with the characters of `text` it stands for, counted
+    /// without whitespace (as `MarkReading.characterBoxes` are).
+    public static func indexed(_ text: String) -> [(character: Character, source: Range<Int>)] {
+        var characters: [(character: Character, source: Int)] = []
+        for (index, original) in text.filter({ !$0.isWhitespace }).enumerated() {
+            for character in String(original).lowercased() {
+                characters.append((Self.single[character] ?? character, index))
+            }
         }
         // Pairs read as one letter, after the single letters (so "rn" and "m" meet either way).
-        var result: [Character] = []
+        var result: [(character: Character, source: Range<Int>)] = []
         var index = 0
         while index < characters.count {
-            if index + 1 < characters.count, let joined = Self.pairs["\(characters[index])\(characters[index + 1])"] {
-                result.append(joined)
+            let (character, source) = characters[index]
+            if index + 1 < characters.count, let joined = Self.pairs["\(character)\(characters[index + 1].character)"] {
+                result.append((joined, source..<(characters[index + 1].source + 1)))
                 index += 2
             } else {
-                result.append(characters[index])
+                result.append((character, source..<(source + 1)))
                 index += 1
             }
         }
@@ -42,16 +51,28 @@ public struct TextAlignment: Sendable, Equatable {
     public var edits: Int
     /// Agreeing characters of the row's text inside its distinctive part (see `TextDistinctiveness`).
     public var distinctiveMatches: Int
+    /// The characters of the reading and of the row's text the alignment spans (empty when nothing agrees).
+    public var readingSpan: Range<Int> = 0..<0
+    public var textSpan: Range<Int> = 0..<0
     /// matches − edits.
     public var score: Int { matches - edits }
+
+    public init(matches: Int, edits: Int, distinctiveMatches: Int, readingSpan: Range<Int> = 0..<0, textSpan: Range<Int> = 0..<0) {
+        self.matches = matches
+        self.edits = edits
+        self.distinctiveMatches = distinctiveMatches
+        self.readingSpan = readingSpan
+        self.textSpan = textSpan
+    }
 
     /// The alignment of `reading` against `expected` (both canonical); `distinctive` is the
     /// range of `expected` that tells rows apart.
     public static func align(_ reading: [Character], _ expected: [Character], distinctive: Range<Int>) -> TextAlignment {
         let n = reading.count, m = expected.count
         guard n > 0, m > 0 else { return TextAlignment(matches: 0, edits: 0, distinctiveMatches: 0) }
-        // score, matches, edits, distinctive matches per cell, row by row.
-        struct Cell { var score = 0, matches = 0, edits = 0, distinctive = 0 }
+        // score, matches, edits, distinctive matches and where the alignment began, per cell, row
+        // by row. A cell of score 0 is a fresh start: no candidate of score 0 or less replaces one.
+        struct Cell { var score = 0, matches = 0, edits = 0, distinctive = 0, startI = 0, startJ = 0, endI = 0, endJ = 0 }
         var previous = [Cell](repeating: Cell(), count: m + 1)
         var best = Cell()
         for i in 1...n {
@@ -59,6 +80,7 @@ public struct TextAlignment: Sendable, Equatable {
             for j in 1...m {
                 let same = reading[i - 1] == expected[j - 1]
                 var diagonal = previous[j - 1]
+                if diagonal.score == 0 { (diagonal.startI, diagonal.startJ) = (i - 1, j - 1) }
                 diagonal.score += same ? 1 : -1
                 if same {
                     diagonal.matches += 1
@@ -75,12 +97,15 @@ public struct TextAlignment: Sendable, Equatable {
                     || (candidate.score == cell.score && candidate.score > 0 && candidate.distinctive > cell.distinctive) {
                     cell = candidate
                 }
+                (cell.endI, cell.endJ) = (i, j)
                 current[j] = cell
                 if cell.score > best.score || (cell.score == best.score && cell.distinctive > best.distinctive) { best = cell }
             }
             previous = current
         }
-        return TextAlignment(matches: best.matches, edits: best.edits, distinctiveMatches: best.distinctive)
+        guard best.score > 0 else { return TextAlignment(matches: 0, edits: 0, distinctiveMatches: 0) }
+        return TextAlignment(matches: best.matches, edits: best.edits, distinctiveMatches: best.distinctive,
+                             readingSpan: best.startI..<best.endI, textSpan: best.startJ..<best.endJ)
     }
 }
 

@@ -45,12 +45,15 @@ public struct MarkReading: Sendable, Equatable {
     public var box: PlaneRect
     /// Read from the marks' opacity map, from how far the still differs from the frame, or from the still's own pixels.
     public var source: Source
+    /// Where each of `text`'s characters but spaces was read (original's display pixels), when the OCR said.
+    public var characterBoxes: [PlaneRect]
 
-    public init(text: String, confidence: Double, box: PlaneRect, source: Source) {
+    public init(text: String, confidence: Double, box: PlaneRect, source: Source, characterBoxes: [PlaneRect] = []) {
         self.text = text
         self.confidence = confidence
         self.box = box
         self.source = source
+        self.characterBoxes = characterBoxes
     }
 }
 
@@ -104,6 +107,24 @@ public enum StillEvidence {
     /// How far (in the mark's heights) a reading may sit from where the row's copy draws its text.
     static let placementTolerance = 0.35
 
+    /// How far (in the mark's widths, beyond `placementTolerance` of its height) the middle of
+    /// the characters read may sit from the middle of the same characters where the row's copy
+    /// draws them. Characters are placed in proportion to their index: a proportional font's
+    /// widths differ, but over an address the middle of a span strays by a few per cent at most.
+    static let spanTolerance = 0.12
+
+    /// The middle, along the line, of the characters of a reading the alignment agrees on: from
+    /// the OCR's own boxes of the first and last when it gave them, else in proportion to their
+    /// index in the reading's box. Checked against the middle of the same characters where the
+    /// row's copy draws them, it tells a mark overlapping the row's place by half its width
+    /// (another key's place, say) from the row's own: its characters sit half a mark away.
+    static func readSpan(_ alignment: TextAlignment, box: PlaneRect, characterBoxes: [PlaneRect], readingLength: Int) -> Double? {
+        let span = alignment.readingSpan
+        guard !span.isEmpty, readingLength > 0 else { return nil }
+        if characterBoxes.count == readingLength { return (characterBoxes[span.lowerBound].minX + characterBoxes[span.upperBound - 1].maxX) / 2 }
+        return box.minX + box.width * Double(span.lowerBound + span.upperBound) / Double(2 * readingLength)
+    }
+
     /// Where each row's keyed mark is against the marks the still shows, text unread: the mean
     /// stroke strength there and its p-value among the places the row's path could have put it.
     public static func positions(of rows: [StillRowMarks], difference: StillDifference) -> [PositionEvidence] {
@@ -124,9 +145,17 @@ public enum StillEvidence {
             var located: Bool?
             if let best, pText <= placingLevel {
                 let box = candidates.boxes[best.candidate]
+                let single = candidates.members[best.candidate].count == 1
+                let read = Self.readSpan(best.alignment, box: box, characterBoxes: candidates.characterBoxes[best.candidate],
+                                         readingLength: candidates.texts[best.candidate].count)
+                let textLength = row.texts[best.text].text.count
                 located = row.texts[best.text].rects.contains { rect in
                     let grown = rect.insetBy(dx: -placementTolerance * rect.height, dy: -placementTolerance * rect.height)
-                    return grown.intersection(box).area >= 0.5 * min(box.area, rect.area)
+                    guard grown.intersection(box).area >= 0.5 * min(box.area, rect.area) else { return false }
+                    guard single, let read, !best.alignment.textSpan.isEmpty else { return true }
+                    let drawn = rect.minX + rect.width * Double(best.alignment.textSpan.lowerBound + best.alignment.textSpan.upperBound)
+                        / Double(2 * textLength)
+                    return abs(read - drawn) <= spanTolerance * rect.width + placementTolerance * rect.height
                 }
             }
             var position = positions[index]
@@ -314,14 +343,19 @@ struct ReadingCandidates {
     var boxes: [PlaneRect] = []
     /// The readings each candidate is made of.
     var members: [[Int]] = []
+    /// Where each canonical character was read, for a single reading whose OCR said; else empty.
+    var characterBoxes: [[PlaneRect]] = []
 
     init(_ readings: [MarkReading]) {
         for (index, reading) in readings.enumerated() {
-            let canonical = OCRCanonicalText.of(reading.text)
+            let canonical = OCRCanonicalText.indexed(reading.text)
             guard canonical.count >= 3 else { continue }
-            texts.append(canonical)
+            texts.append(canonical.map(\.character))
             boxes.append(reading.box)
             members.append([index])
+            let known = reading.characterBoxes
+            characterBoxes.append(canonical.allSatisfy { $0.source.upperBound <= known.count }
+                ? canonical.map { known[$0.source.lowerBound].union(known[$0.source.upperBound - 1]) } : [])
         }
         let single = texts.count
         for a in 0..<single {
@@ -334,6 +368,7 @@ struct ReadingCandidates {
                 texts.append(texts[a] + texts[b])
                 boxes.append(upper.union(lower))
                 members.append(members[a] + members[b])
+                characterBoxes.append([])
             }
         }
     }

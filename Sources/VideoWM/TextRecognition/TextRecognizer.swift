@@ -9,6 +9,9 @@ public struct RecognizedText: Sendable, Equatable {
         public var text: String
         public var confidence: Double
         public var box: PlaneRect
+        /// Each character's box, in the order of `text`'s characters (a symbol Tesseract read as
+        /// several characters gives each the symbol's box).
+        public var characterBoxes: [PlaneRect]
     }
 
     public struct Line: Sendable, Equatable {
@@ -21,6 +24,8 @@ public struct RecognizedText: Sendable, Equatable {
             let total = weights.reduce(0, +)
             return total > 0 ? zip(words, weights).map { $0.confidence * $1 }.reduce(0, +) / total : 0
         }
+        /// The boxes of its characters, spaces between words left out.
+        public var characterBoxes: [PlaneRect] { words.flatMap(\.characterBoxes) }
         /// The box around its words.
         public var box: PlaneRect {
             words.dropFirst().reduce(words.first?.box ?? PlaneRect(minX: 0, minY: 0, maxX: 0, maxY: 0)) { $0.union($1.box) }
@@ -91,29 +96,47 @@ final class TextRecognizer {
         return RecognizedText(lines: lines())
     }
 
-    /// The recognised words grouped by line, from the engine's result iterator.
+    /// The recognised words grouped by line, from the engine's result iterator walked a
+    /// character at a time: where each character is says where a reading's part lies.
     private func lines() -> [RecognizedText.Line] {
         guard let iterator = TessBaseAPIGetIterator(api) else { return [] }
         defer { TessResultIteratorDelete(iterator) }
         let page = TessResultIteratorGetPageIterator(iterator)
         var lines: [RecognizedText.Line] = []
         var current: [RecognizedText.Word] = []
+        var word: RecognizedText.Word?
+        func endWord() {
+            if let finished = word, !finished.text.isEmpty { current.append(finished) }
+            word = nil
+        }
         repeat {
-            if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0, !current.isEmpty {
-                lines.append(RecognizedText.Line(words: current))
+            if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 {
+                endWord()
+                if !current.isEmpty { lines.append(RecognizedText.Line(words: current)) }
                 current = []
             }
-            guard let text = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
+            if TessPageIteratorIsAtBeginningOf(page, RIL_WORD) != 0 {
+                endWord()
+                if let box = Self.box(page, level: RIL_WORD) {
+                    word = RecognizedText.Word(text: "", confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)), box: box, characterBoxes: [])
+                }
+            }
+            guard word != nil, let text = TessResultIteratorGetUTF8Text(iterator, RIL_SYMBOL) else { continue }
             defer { TessDeleteText(text) }
-            var (left, top, right, bottom): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-            guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
-            let word = String(cString: text)
-            guard !word.isEmpty else { continue }
-            current.append(RecognizedText.Word(text: word, confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)),
-                                               box: PlaneRect(minX: Double(left), minY: Double(top), maxX: Double(right), maxY: Double(bottom))))
-        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+            let symbol = String(cString: text)
+            guard !symbol.isEmpty, let box = Self.box(page, level: RIL_SYMBOL) ?? word?.box else { continue }
+            word?.text += symbol
+            word?.characterBoxes += Array(repeating: box, count: symbol.count)
+        } while TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
+        endWord()
         if !current.isEmpty { lines.append(RecognizedText.Line(words: current)) }
         return lines
+    }
+
+    private static func box(_ page: OpaquePointer?, level: TessPageIteratorLevel) -> PlaneRect? {
+        var (left, top, right, bottom): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        guard TessPageIteratorBoundingBox(page, level, &left, &top, &right, &bottom) != 0 else { return nil }
+        return PlaneRect(minX: Double(left), minY: Double(top), maxX: Double(right), maxY: Double(bottom))
     }
 }
 

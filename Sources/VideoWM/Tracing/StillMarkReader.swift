@@ -47,12 +47,14 @@ struct StillMarkReader {
                     FileManager.default.createFile(atPath: "\(folder)/ocr-\(readings.count)-\(source.rawValue).pgm", contents: Data(bytes))
                 }
                 let inked = Self.withoutRules(Self.binarized(picture), longest: Int(3 * Self.capitalHeight))
+                // From the cut-out's pixels back to the original's.
+                func display(_ box: PlaneRect) -> PlaneRect {
+                    PlaneRect(minX: region.minX + box.minX / scale, minY: region.minY + box.minY / scale,
+                              maxX: region.minX + box.maxX / scale, maxY: region.minY + box.maxY / scale)
+                }
                 for line in recognizer.read(inked, layout: .singleLine).lines where !line.words.isEmpty {
-                    let box = line.box
-                    readings.append(MarkReading(text: line.text, confidence: line.confidence,
-                                                box: PlaneRect(minX: region.minX + box.minX / scale, minY: region.minY + box.minY / scale,
-                                                               maxX: region.minX + box.maxX / scale, maxY: region.minY + box.maxY / scale),
-                                                source: source))
+                    readings.append(MarkReading(text: line.text, confidence: line.confidence, box: display(line.box), source: source,
+                                                characterBoxes: line.characterBoxes.map(display)))
                 }
             }
         }
