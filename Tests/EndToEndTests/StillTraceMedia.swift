@@ -11,10 +11,13 @@ import VideoWM
 /// desktop, a phone photo of the screen, a crop around the mark; and pictures that must name
 /// nobody: the frame unmarked, a classmate's address typed on it in the course's style, the
 /// frame marked with another platform's key. Positions, sizes, times and rows vary with the
-/// seed (`VIDEOWM_TEST_SEED`, else a new one each run, printed with every failure).
+/// seed, printed with every failure: `defaultSeed` unless `VIDEOWM_TEST_SEED` names one
+/// (`random` for a new one each run). The suite is a gate, so it runs one known picture set;
+/// how often a picture names its row over many seeds is measured by bench/still_trace_bench.py.
 final class StillTraceMedia: @unchecked Sendable {
     static let shared = Result { try StillTraceMedia() }
     static let width = 1280, height = 720, seconds = 30
+    static let defaultSeed: UInt64 = 20_261_207
 
     let harness: Harness
     let seed: UInt64
@@ -44,7 +47,11 @@ final class StillTraceMedia: @unchecked Sendable {
             atexit { try? FileManager.default.removeItem(atPath: StillTraceMedia.directory ?? "") }
         }
         StillTraceMedia.directory = h.directory.path
-        seed = ProcessInfo.processInfo.environment["VIDEOWM_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(1) << 40)
+        switch ProcessInfo.processInfo.environment["VIDEOWM_TEST_SEED"] {
+        case "random": seed = UInt64.random(in: 1...UInt64(1) << 40)
+        case let named?: seed = UInt64(named) ?? Self.defaultSeed
+        case nil: seed = Self.defaultSeed
+        }
         var random = SplitMix64(seed: seed)
         lecture = try Self.makeLecture(h)
         config = try h.write("course.json", """
