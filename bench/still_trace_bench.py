@@ -4,7 +4,7 @@
     bench/still_trace_bench.py --binary .build/release/videowm            # the full run (about an hour on 2 cores)
     bench/still_trace_bench.py --binary .build/release/videowm --quick    # a smoke run (a few minutes)
 
-Two measurements, both with a class of 300 rows and the platform's key:
+Three measurements, all with a class of 300 rows and the platform's key:
 
 1. Speed: seconds (wall and CPU) to trace one still against a 150-s 720p lecture: a screenshot of
    the player in a 1920x1080 desktop, a phone photo of the screen and a crop around the mark, each
@@ -16,6 +16,10 @@ Two measurements, both with a class of 300 rows and the platform's key:
    identification threshold, 0.001, and at 1e-6), and the smallest false-match probability any
    row reached. They are traced against a 40-s lecture (what the still shows, not the lecture's
    length, decides whether a row is named; 200 traces of a 150-s lecture would take hours).
+3. Detection: stills that must name their row (a random row's marked frame at a random instant
+   of the 40-s lecture, posted as a screenshot, a phone photo or a crop, in turn): how many name
+   it, how many name nobody, how many name another row (must be none). --named N sets their
+   number (default 60; 9 with --quick); --false N the false-positive trials' (210; 12).
 
 Writes bench/work/still-trace/results.json and a Markdown report (--out, default
 bench/work/still-trace/report.md). Python 3 standard library, ffmpeg and the built videowm only.
@@ -158,13 +162,14 @@ def setup(work, binary, seconds, name):
     return lecture, config, csv, rows, keys
 
 
-def run(binary, work, quick=False, seed=41):
+def run(binary, work, quick=False, seed=41, named_trials=None, false_trials=None, skip_speed=False):
     rng = random.Random(seed)
-    results = {"speed": [], "false_positives": []}
+    results = {"speed": [], "false_positives": [], "detection": []}
     # 1. Speed against the 150-s lecture.
-    lecture, config, csv, rows, (key, other) = setup(work, binary, 30 if quick else 150, "lecture-150s")
-    pictures = Pictures(binary, work, lecture, config, rng)
-    for index in range(2 if quick else 3):
+    if not skip_speed:
+        lecture, config, csv, rows, (key, other) = setup(work, binary, 30 if quick else 150, "lecture-150s")
+        pictures = Pictures(binary, work, lecture, config, rng)
+    for index in range(0 if skip_speed else 2 if quick else 3):
         number = rng.randrange(len(rows))
         at = rng.uniform(0.5, (30 if quick else 150) - 0.5)
         email, ident = rows[number]
@@ -183,7 +188,7 @@ def run(binary, work, quick=False, seed=41):
     none = os.path.join(work, "none.json")
     with open(none, "w") as f:
         json.dump({"watermarks": [{"text": "x", "opacity": 0}]}, f)
-    trials = 12 if quick else 210
+    trials = false_trials if false_trials is not None else 12 if quick else 210
     for trial in range(trials):
         kind = ["unmarked", "another key", "forgery"][trial % 3]
         at = rng.uniform(0.5, 39.5)
@@ -214,6 +219,24 @@ def run(binary, work, quick=False, seed=41):
         results["false_positives"].append({"kind": kind, "posted": posted, "at": at, "named": named, "best": best, "status": outcome["status"],
                                            "forged": forged, "wall": outcome["wall"]})
         print(f"fp {trial + 1}/{trials} {kind} as {posted}: named {named}, best {best:.2g}, forged {forged}", flush=True)
+    # 3. Detection against the same 40-s lecture: every posted kind in turn.
+    trials = named_trials if named_trials is not None else 9 if quick else 60
+    for trial in range(trials):
+        at = rng.uniform(0.5, 39.5)
+        number = rng.randrange(len(rows))
+        email, ident = rows[number]
+        frame = pictures.frame("tp", at, config, [f"email={email}", f"id={ident}"], key)
+        posted = ["screenshot", "photo", "crop"][trial % 3]
+        still = os.path.join(work, "tp-posted." + ("png" if posted == "screenshot" else "jpg"))
+        getattr(pictures, posted)(frame, still, at) if posted == "screenshot" else getattr(pictures, posted)(frame, still)
+        outcome = trace(binary, still, lecture, config, csv, key)
+        report = outcome["report"]
+        named = [row["row"] for row in report.get("identified", [])]
+        ranking = report.get("ranking", [])
+        own = next((row["falseMatchProbability"] for row in ranking if row["row"] == number + 1), 1.0)
+        results["detection"].append({"posted": posted, "at": at, "row": number + 1, "named": named, "own": own,
+                                     "status": outcome["status"], "wall": outcome["wall"]})
+        print(f"tp {trial + 1}/{trials} row {number + 1} at {at:.2f} s as {posted}: named {named}, own {own:.2g}", flush=True)
     with open(os.path.join(work, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     return results, report_markdown(results, quick)
@@ -238,6 +261,24 @@ def report_markdown(results, quick):
         if runs:
             lines.append(f"| {kind} | {len(runs)} | {sum(1 for r in runs if r['named'])} | {sum(1 for r in runs if r['best'] <= 1e-6)} | "
                          f"{min(r['best'] for r in runs):.2g} | {sum(1 for r in runs if r['forged'])} |")
+    found = results.get("detection", [])
+    if found:
+        lines += ["", f"## Detection ({len(found)} stills of a row's marked frame, 40-s lecture)", "",
+                  "| posted as | stills | named its row | named nobody | named another row | own false-match probability (median) |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for posted in ["screenshot", "photo", "crop"]:
+            runs = [r for r in found if r["posted"] == posted]
+            if runs:
+                lines.append(f"| {posted} | {len(runs)} | {sum(1 for r in runs if r['named'] == [r['row']])} | "
+                             f"{sum(1 for r in runs if not r['named'])} | {sum(1 for r in runs if r['named'] and r['named'] != [r['row']])} | "
+                             f"{statistics.median(r['own'] for r in runs):.2g} |")
+        # The lecture's slides are dark for the first 6 s of every 12 (make_lecture), light for the rest.
+        for shade, dark in [("dark", True), ("light", False)]:
+            runs = [r for r in found if ((r["at"] % 12) < 6) == dark]
+            if runs:
+                lines.append(f"| any, on {shade} slides | {len(runs)} | {sum(1 for r in runs if r['named'] == [r['row']])} | "
+                             f"{sum(1 for r in runs if not r['named'])} | {sum(1 for r in runs if r['named'] and r['named'] != [r['row']])} | "
+                             f"{statistics.median(r['own'] for r in runs):.2g} |")
     return "\n".join(lines) + "\n"
 
 
@@ -248,8 +289,11 @@ def main():
     parser.add_argument("--out")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seed", type=int, default=41)
+    parser.add_argument("--named", type=int, help="detection trials (default 60, 9 with --quick)")
+    parser.add_argument("--false", dest="false_trials", type=int, help="false-positive trials (default 210, 12 with --quick)")
+    parser.add_argument("--no-speed", action="store_true", help="skip the speed part (and its 150-s lecture)")
     args = parser.parse_args()
-    _, markdown = run(os.path.abspath(args.binary), args.work, args.quick, args.seed)
+    _, markdown = run(os.path.abspath(args.binary), args.work, args.quick, args.seed, args.named, args.false_trials, args.no_speed)
     out = args.out or os.path.join(args.work, "report.md")
     with open(out, "w") as f:
         f.write(markdown)
