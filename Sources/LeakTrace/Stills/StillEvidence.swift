@@ -353,8 +353,10 @@ struct ReadingCandidates {
             texts.append(canonical.map(\.character))
             boxes.append(reading.box)
             members.append([index])
+            // Boxes only when there is one per character the reading's text holds (a symbol
+            // that joined its neighbour into one character would shift every box after it).
             let known = reading.characterBoxes
-            characterBoxes.append(canonical.allSatisfy { $0.source.upperBound <= known.count }
+            characterBoxes.append(known.count == reading.text.filter { !$0.isWhitespace }.count
                 ? canonical.map { known[$0.source.lowerBound].union(known[$0.source.upperBound - 1]) } : [])
         }
         let single = texts.count
