@@ -238,14 +238,6 @@ func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     group.wait()
 }
 
-/// A value behind a lock, for results gathered from concurrent threads.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
-}
-
 extension ServeRenderingTests {
     /// Whether `data` is whole ISO BMFF boxes end to end (a torn file is not).
     static func isWholeBoxes(_ data: Data) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `videowm serve` on a lecture with a variant layer (issue 29): each student's playlist lists,

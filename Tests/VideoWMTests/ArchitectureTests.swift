@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The architecture's rules, checked on the sources themselves so they stay true (see
@@ -38,23 +39,13 @@ struct ArchitectureTests {
     /// `text` with its comments (line, block, doc) blanked out, line breaks kept; string literals stay.
     /// Lexed once per text: the checks below look at every file for many patterns.
     static func code(_ text: String) -> String {
-        if let known = codeOfText.code(of: text) { return known }
+        if let known = codeOfText.withLock({ $0[text] }) { return known }
         let code = SwiftSource(text).codeText
-        codeOfText.store(code, of: text)
+        codeOfText.withLock { $0[text] = code }
         return code
     }
 
-    private static let codeOfText = CodeCache()
-
-    /// Texts' code, behind an NSLock rather than Synchronization's Mutex: ThreadSanitizer sees the
-    /// ordering a pthread mutex gives, not that of the futex Mutex uses on Linux, and reported the
-    /// cache's guarded accesses as a race (CI's sanitizer stage, once).
-    private final class CodeCache: @unchecked Sendable {
-        private let lock = NSLock()
-        private var codes: [String: String] = [:]
-        func code(of text: String) -> String? { lock.withLock { codes[text] } }
-        func store(_ code: String, of text: String) { lock.withLock { codes[text] = code } }
-    }
+    private static let codeOfText = Locked<[String: String]>([:])
 
     /// Lines of `text` that contain `pattern`, outside comments.
     static func codeLines(_ text: String, containing pattern: String) -> [String] {

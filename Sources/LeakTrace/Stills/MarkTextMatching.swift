@@ -72,9 +72,9 @@ public struct TextAlignment: Sendable, Equatable {
         guard n > 0, m > 0 else { return TextAlignment(matches: 0, edits: 0, distinctiveMatches: 0) }
         // score, matches, edits, distinctive matches and where the alignment began, per cell, row
         // by row. A cell of score 0 is a fresh start: no candidate of score 0 or less replaces one.
-        struct Cell { var score = 0, matches = 0, edits = 0, distinctive = 0, startI = 0, startJ = 0, endI = 0, endJ = 0 }
+        struct Cell { var score = 0, matches = 0, edits = 0, distinctive = 0, startI = 0, startJ = 0 }
         var previous = [Cell](repeating: Cell(), count: m + 1)
-        var best = Cell()
+        var best = Cell(), bestEnd = (i: 0, j: 0)
         for i in 1...n {
             var current = [Cell](repeating: Cell(), count: m + 1)
             for j in 1...m {
@@ -97,15 +97,14 @@ public struct TextAlignment: Sendable, Equatable {
                     || (candidate.score == cell.score && candidate.score > 0 && candidate.distinctive > cell.distinctive) {
                     cell = candidate
                 }
-                (cell.endI, cell.endJ) = (i, j)
                 current[j] = cell
-                if cell.score > best.score || (cell.score == best.score && cell.distinctive > best.distinctive) { best = cell }
+                if cell.score > best.score || (cell.score == best.score && cell.distinctive > best.distinctive) { (best, bestEnd) = (cell, (i, j)) }
             }
             previous = current
         }
         guard best.score > 0 else { return TextAlignment(matches: 0, edits: 0, distinctiveMatches: 0) }
         return TextAlignment(matches: best.matches, edits: best.edits, distinctiveMatches: best.distinctive,
-                             readingSpan: best.startI..<best.endI, textSpan: best.startJ..<best.endJ)
+                             readingSpan: best.startI..<bestEnd.i, textSpan: best.startJ..<bestEnd.j)
     }
 }
 

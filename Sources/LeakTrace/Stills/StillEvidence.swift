@@ -122,7 +122,12 @@ public enum StillEvidence {
         let span = alignment.readingSpan
         guard !span.isEmpty, readingLength > 0 else { return nil }
         if characterBoxes.count == readingLength { return (characterBoxes[span.lowerBound].minX + characterBoxes[span.upperBound - 1].maxX) / 2 }
-        return box.minX + box.width * Double(span.lowerBound + span.upperBound) / Double(2 * readingLength)
+        return proportionalMiddle(of: span, among: readingLength, across: box)
+    }
+
+    /// The middle of characters `span` of `count` laid evenly across `rect`.
+    static func proportionalMiddle(of span: Range<Int>, among count: Int, across rect: PlaneRect) -> Double {
+        rect.minX + rect.width * Double(span.lowerBound + span.upperBound) / Double(2 * count)
     }
 
     /// Where each row's keyed mark is against the marks the still shows, text unread: the mean
@@ -148,13 +153,12 @@ public enum StillEvidence {
                 let single = candidates.members[best.candidate].count == 1
                 let read = Self.readSpan(best.alignment, box: box, characterBoxes: candidates.characterBoxes[best.candidate],
                                          readingLength: candidates.texts[best.candidate].count)
-                let textLength = row.texts[best.text].text.count
-                located = row.texts[best.text].rects.contains { rect in
+                let text = row.texts[best.text]
+                located = text.rects.contains { rect in
                     let grown = rect.insetBy(dx: -placementTolerance * rect.height, dy: -placementTolerance * rect.height)
                     guard grown.intersection(box).area >= 0.5 * min(box.area, rect.area) else { return false }
                     guard single, let read, !best.alignment.textSpan.isEmpty else { return true }
-                    let drawn = rect.minX + rect.width * Double(best.alignment.textSpan.lowerBound + best.alignment.textSpan.upperBound)
-                        / Double(2 * textLength)
+                    let drawn = Self.proportionalMiddle(of: best.alignment.textSpan, among: text.text.count, across: rect)
                     return abs(read - drawn) <= spanTolerance * rect.width + placementTolerance * rect.height
                 }
             }

@@ -48,13 +48,10 @@ struct StillMarkReader {
                 }
                 let inked = Self.withoutRules(Self.binarized(picture), longest: Int(3 * Self.capitalHeight))
                 // From the cut-out's pixels back to the original's.
-                func display(_ box: PlaneRect) -> PlaneRect {
-                    PlaneRect(minX: region.minX + box.minX / scale, minY: region.minY + box.minY / scale,
-                              maxX: region.minX + box.maxX / scale, maxY: region.minY + box.maxY / scale)
-                }
+                let display = AxisAlignedMap(scaleX: 1 / scale, scaleY: 1 / scale, offsetX: region.minX, offsetY: region.minY)
                 for line in recognizer.read(inked, layout: .singleLine).lines where !line.words.isEmpty {
-                    readings.append(MarkReading(text: line.text, confidence: line.confidence, box: display(line.box), source: source,
-                                                characterBoxes: line.characterBoxes.map(display)))
+                    readings.append(MarkReading(text: line.text, confidence: line.confidence, box: display.apply(line.box), source: source,
+                                                characterBoxes: line.characterBoxes.map(display.apply)))
                 }
             }
         }
