@@ -70,6 +70,9 @@ public struct MediaDescription: Sendable, Codable {
     /// A multivariant playlist's audio and subtitle renditions (nil otherwise).
     public var renditions: [Rendition]?
 
+    /// A DASH MPD's Representations, every Period's in order (nil otherwise).
+    public var representations: [Representation]?
+
     /// The memberwise initializer, spelt out so VideoWM can call it.
     package init(file: String, format: String, durationSeconds: Double? = nil, bitRate: Int? = nil,
                  streams: [Stream], timestampJumpsAtSeconds: [Double]? = nil, variants: [Variant]? = nil,
@@ -82,85 +85,6 @@ public struct MediaDescription: Sendable, Codable {
         self.timestampJumpsAtSeconds = timestampJumpsAtSeconds
         self.variants = variants
         self.renditions = renditions
-    }
-
-    /// One `EXT-X-STREAM-INF` of a multivariant playlist, with what its media playlist says.
-    public struct Variant: Sendable, Codable, Equatable {
-        /// The media playlist's URI, as the multivariant playlist lists it.
-        public var uri: String
-        /// `BANDWIDTH`: the peak bit rate.
-        public var bandwidth: Int
-        /// `AVERAGE-BANDWIDTH`, when given.
-        public var averageBandwidth: Int?
-        /// `CODECS`, one entry per codec.
-        public var codecs: [String]
-        /// `RESOLUTION`'s width, when given.
-        public var width: Int?
-        /// `RESOLUTION`'s height, when given.
-        public var height: Int?
-        /// `FRAME-RATE`, when given.
-        public var frameRate: Double?
-        /// `AUDIO`: the audio group it plays with.
-        public var audioGroup: String?
-        /// `SUBTITLES`: the caption group it offers.
-        public var subtitlesGroup: String?
-        /// The sum of its media playlist's segments.
-        public var durationSeconds: Double
-        /// How many segments its media playlist lists.
-        public var segments: Int
-
-        /// The memberwise initializer, spelt out so VideoWM can call it.
-        package init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, codecs: [String],
-                     width: Int? = nil, height: Int? = nil, frameRate: Double? = nil, audioGroup: String? = nil,
-                     subtitlesGroup: String? = nil, durationSeconds: Double, segments: Int) {
-            self.uri = uri
-            self.bandwidth = bandwidth
-            self.averageBandwidth = averageBandwidth
-            self.codecs = codecs
-            self.width = width
-            self.height = height
-            self.frameRate = frameRate
-            self.audioGroup = audioGroup
-            self.subtitlesGroup = subtitlesGroup
-            self.durationSeconds = durationSeconds
-            self.segments = segments
-        }
-    }
-
-    /// One `EXT-X-MEDIA` (audio or subtitles) of a multivariant playlist.
-    public struct Rendition: Sendable, Codable, Equatable {
-        /// "AUDIO" or "SUBTITLES".
-        public var type: String
-        /// `GROUP-ID`.
-        public var group: String
-        /// `NAME`, what players list.
-        public var name: String
-        /// `LANGUAGE`, when given.
-        public var language: String?
-        /// `DEFAULT=YES`.
-        public var isDefault: Bool
-        /// `CHANNELS`, for audio, when given.
-        public var channels: Int?
-        /// Its media playlist's URI.
-        public var uri: String
-        /// The sum of its media playlist's segments.
-        public var durationSeconds: Double
-        /// How many segments its media playlist lists.
-        public var segments: Int
-
-        /// The memberwise initializer, spelt out so VideoWM can call it.
-        package init(type: String, group: String, name: String, language: String? = nil, isDefault: Bool,
-                     channels: Int? = nil, uri: String, durationSeconds: Double, segments: Int) {
-            self.type = type
-            self.group = group
-            self.name = name
-            self.language = language
-            self.isDefault = isDefault
-            self.channels = channels
-            self.uri = uri
-            self.durationSeconds = durationSeconds
-            self.segments = segments
-        }
     }
 
     /// What the media file at `path` holds (`probe(path:)`, in HLS, also reads playlists).
@@ -242,6 +166,21 @@ public struct MediaDescription: Sendable, Codable {
             if let c = r.channels { parts.append("\(c) ch") }
             parts.append(r.uri)
             parts.append(String(format: "%d segments, %.3f s", r.segments, r.durationSeconds))
+            lines.append(parts.joined(separator: ", "))
+        }
+        for r in representations ?? [] {
+            var parts = ["  representation \(r.id): \(r.type)" + (r.language.map { " [\($0)]" } ?? "")]
+            if let w = r.width, let h = r.height { parts.append("\(w)×\(h)") }
+            parts.append("\(r.bandwidth / 1000) kb/s")
+            if !r.codecs.isEmpty { parts.append(r.codecs.joined(separator: "+")) }
+            if let f = r.frameRate { parts.append(String(format: "%.3f fps", f)) }
+            if let sr = r.sampleRate { parts.append("\(sr) Hz") }
+            if let c = r.channels { parts.append("\(c) ch") }
+            parts.append("\(r.segments) segment" + (r.segments == 1 ? "" : "s") + (r.durationSeconds.map { String(format: ", %.3f s", $0) } ?? ""))
+            if let scheme = r.encryption {
+                parts.append("encrypted \(scheme)" + (r.keyID.map { " KID \($0)" } ?? "")
+                             + (r.drmSystems.map { $0.isEmpty ? "" : " (" + $0.joined(separator: ", ") + ")" } ?? ""))
+            }
             lines.append(parts.joined(separator: ", "))
         }
         for s in streams {

@@ -83,12 +83,46 @@ struct DASHOutputTests {
             #expect(FileManager.default.fileExists(atPath: h.path("out/\(name)")), "\(name) is listed but missing")
         }
 
+        try Self.probes(h, mpd, text: text)
+
         // Run again: an existing MPD is kept without -y (73), replaced with it.
         let again = try h.videowm("transcode", input, mpd, "-c", config, "--var", "email=ada@example.com", "--segment", "2")
         #expect(again.status == 73 && again.stderr.contains("lecture.mpd") && again.stderr.split(separator: "\n").count == 1, "\(again.stderr)")
         let replaced = try h.videowm("transcode", input, mpd, "-c", config, "--var", "email=bob@example.com", "--segment", "2", "-y")
         #expect(replaced.status == 0, "\(replaced.stderr)")
         try Self.decodesStrictly(h, mpd)
+    }
+
+    /// `videowm probe` of the MPD: its Representations and streams as written; then copies of it that
+    /// name a missing file, leave the folder or another host, or are not XML, each refused with 65.
+    static func probes(_ h: Harness, _ mpd: String, text: String) throws {
+        let probed = try h.videowm("probe", mpd, "--json")
+        #expect(probed.status == 0, "\(probed.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: probed.stdoutData) as? [String: Any])
+        #expect(json["format"] as? String == "dash")
+        #expect((json["durationSeconds"] as? Double).map { abs($0 - 6) < 0.05 } == true, "\(json)")
+        let representations = try #require(json["representations"] as? [[String: Any]])
+        #expect(representations.map { $0["type"] as? String } == ["video", "audio"])
+        #expect(representations[0]["height"] as? Int == 108 && representations[0]["segments"] as? Int == 3, "\(representations)")
+        #expect((representations[0]["codecs"] as? [String])?.first?.hasPrefix("avc1.") == true)
+        #expect((json["streams"] as? [[String: Any]])?.map { $0["codec"] as? String } == ["h264", "aac"])
+        let human = try h.videowm("probe", mpd)
+        #expect(human.status == 0 && human.stdout.contains("representation video-0: video, 192×108"), "\(human.stdout)")
+
+        let segment = String(try #require(text.firstMatch(of: /media="([^"]+)"/)).1)
+        func refused(_ manifest: String, _ needle: String) throws {
+            let name = "out/bad.mpd"
+            _ = try h.write(name, manifest)
+            let r = try h.videowm("probe", h.path(name))
+            #expect(r.status == 65 && r.stderr.contains("bad.mpd") && r.stderr.contains(needle) && r.stderr.split(separator: "\n").count == 1,
+                    "\(r.status) \(r.stderr)")
+        }
+        try refused(text.replacingOccurrences(of: segment, with: "gone.m4s"), "gone.m4s, which is missing")
+        try refused(text.replacingOccurrences(of: segment, with: "../../../../../../etc/passwd"), "outside its folder")
+        try refused(text.replacingOccurrences(of: segment, with: "https://cdn.example/x.m4s"), "not a relative path")
+        try refused(text.replacingOccurrences(of: "<Period", with: "<BaseURL>https://cdn.example/</BaseURL><Period"), "BaseURL https://cdn.example/")
+        try refused(String(text.prefix(text.count / 2)), "not well-formed XML")
+        try refused(text.replacingOccurrences(of: "urn:mpeg:dash:schema:mpd:2011", with: "urn:example"), "not <MPD xmlns")
     }
 
     @Test("transcode --ladder --dash: one video AdaptationSet of aligned Representations and an audio one, each the HLS rendition's frames; video.js plays it across a switch")
@@ -116,6 +150,11 @@ struct DASHOutputTests {
             let dash = try Self.frames(h, mpd, stream: "v:\(n)")
             #expect(hls.count == 180 && dash == hls, "rendition \(variant)")
         }
+        // probe lists each rung and the audio with the HLS rendition's segment count.
+        let probed = try h.videowm("probe", mpd, "--json")
+        let listed = try #require((try? JSONSerialization.jsonObject(with: probed.stdoutData)) as? [String: Any])["representations"] as? [[String: Any]]
+        #expect(listed?.compactMap { $0["height"] as? Int } == [108, 54] && listed?.last?["type"] as? String == "audio", "\(probed.stdout)")
+        #expect(listed?.allSatisfy { $0["segments"] as? Int == 3 } == true, "\(probed.stdout)")
         let timelines = text.matches(of: /<S t="(\d+)" d="(\d+)"/).map { "\($0.1)/\($0.2)" }
         #expect(timelines.count >= 2 && timelines[0] == timelines[1], "the rungs are cut at the same times: \(timelines)")
         // video.js (VHS, from PyPI's js.videojs) plays the MPD in headless Chromium to its end, switched

@@ -62,6 +62,10 @@ struct EncryptedOutputTests {
         let text = try String(contentsOfFile: mpd, encoding: .utf8)
         #expect(text.contains("value=\"cenc\" cenc:default_KID=\"01234567-89ab-cdef-0123-456789abcdef\""))
         #expect(text.contains("urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e"), "the ClearKey system's descriptor")
+        // probe describes the encrypted presentation without its key.
+        let probed = try h.videowm("probe", mpd)
+        #expect(probed.status == 0 && probed.stdout.contains("encrypted cenc KID 01234567-89ab-cdef-0123-456789abcdef (ClearKey")
+                && probed.stdout.contains("stream 0: video h264"), "\(probed.stdout) \(probed.stderr)")
         let strict = try h.run("ffmpeg", ["-v", "error", "-xerror", "-cenc_decryption_key", Self.key, "-i", mpd, "-map", "0", "-f", "null", "-"])
         #expect(strict.status == 0 && strict.stderr.isEmpty, "\(strict.stderr)")
         for stream in ["v:0", "v:1", "a:0"] {

@@ -116,7 +116,35 @@ struct MPDTests {
         #expect(summaries[0].hasPrefix("video 0, avc1.") && summaries[0].contains("160x120") && summaries[0].contains("3 segments"), "\(summaries)")
         #expect(summaries[1].hasPrefix("audio 1, mp4a.40.2") && summaries[1].contains("Hz"), "\(summaries)")
         #expect(abs(mpd.duration - 3) < 0.1)
+        // Every file the templates name is one FFmpeg wrote, and no more.
+        let named = mpd.periods[0].adaptationSets.flatMap { set in set.representations.compactMap { mpd.files(of: $0, in: set) } }
+        #expect(named.count == 2 && named.allSatisfy { $0.initialization != nil && $0.media.count >= 3 }, "\(named)")
+        let written = Set(try FileManager.default.contentsOfDirectory(atPath: scratch.directory).filter { $0.hasSuffix(".m4s") })
+        #expect(Set(named.flatMap { $0.media + [$0.initialization!] }) == written, "FFmpeg names its initialization segments .m4s too")
         #expect(throws: MPDReadError.self) { try MediaPresentationDescription(parsing: Array("<MPD/>".utf8)) }
         #expect { try MediaPresentationDescription(parsing: Array("<MPD".utf8), file: "x.mpd") } throws: { "\($0)".hasPrefix("x.mpd: not a readable DASH MPD") }
+    }
+
+    @Test("a template's identifiers are filled as ISO/IEC 23009-1 §5.3.9.4.4 says; a malformed one fills nothing")
+    func templateIdentifiers() {
+        func fill(_ pattern: String, number: Int? = 7, time: UInt64? = 90_000) -> String? {
+            SegmentTemplate.expand(pattern, representationID: "v-720", bandwidth: 2_500_000, number: number, time: time)
+        }
+        #expect(fill("$RepresentationID$/$Number%05d$.m4s") == "v-720/00007.m4s")
+        #expect(fill("t$Time$-b$Bandwidth$-$$-$Number$.m4s") == "t90000-b2500000-$-7.m4s")
+        #expect(fill("$Number%01d$$Time%08d$") == "700090000")
+        #expect(fill("$Number%05d$", number: 1_234_567) == "1234567", "a width is a minimum")
+        #expect(fill("init.mp4", number: nil, time: nil) == "init.mp4")
+        for malformed in ["$Number", "$Nmber$", "$RepresentationID%05d$", "$Number%5d$", "$Number%05x$"] {
+            #expect(fill(malformed) == nil, "\(malformed)")
+        }
+        #expect(fill("$Time$", time: nil) == nil && fill("$Number$", number: nil) == nil)
+        // @duration without a timeline: numbers from startNumber, times a segment's duration apart.
+        let set = AdaptationSet(contentType: .video, mimeType: "video/mp4", representations: [])
+        let mpd = MediaPresentationDescription(duration: 5, periods: [Period(adaptationSets: [set])])
+        let representation = Representation(id: "a", bandwidth: 1, segments: .template(SegmentTemplate(
+            timescale: 1000, initialization: "$RepresentationID$-init.mp4", media: "$RepresentationID$-$Number$-$Time$.m4s", startNumber: 3, duration: 2000)))
+        #expect(mpd.files(of: representation, in: set) == RepresentationFiles(initialization: "a-init.mp4",
+                                                                                media: ["a-3-0.m4s", "a-4-2000.m4s", "a-5-4000.m4s"]))
     }
 }

@@ -140,7 +140,7 @@ extension MediaPresentationDescription {
         return number.isEmpty ? total : nil
     }
 
-    /// One line per Representation, as `videowm probe` lists them.
+    /// One line per Representation: a compact view for tests and logs (`videowm probe` describes more, in MPDProbe).
     public var representationSummaries: [String] {
         periods.flatMap { period in
             period.adaptationSets.flatMap { set in

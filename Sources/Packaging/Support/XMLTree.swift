@@ -56,11 +56,31 @@ final class XMLNode {
         parser.delegate = builder
         let parsed = parser.parse()
         guard parsed, builder.failure == nil, parser.parserError == nil, builder.isBalanced, let root = builder.root else {
-            let reason = (builder.failure ?? parser.parserError).map { ($0 as NSError).localizedDescription }
+            let reason = (builder.failure ?? parser.parserError).map(Self.reason)
                 ?? (builder.isBalanced ? "no root element" : "an element is not closed")
-            return .failure(XMLReadError(line: parser.lineNumber, reason: reason))
+            return .failure(XMLReadError(line: max(1, parser.lineNumber), reason: reason))
         }
         return .success(root)
+    }
+}
+
+extension XMLNode {
+    /// The reason in words where Foundation gives only "error 73". On Linux the error's code is libxml2's own
+    /// (`xmlParserErrors`, not `XMLParser.ErrorCode`'s numbering): its common ones are named here.
+    private static func reason(_ error: Error) -> String {
+        let error = error as NSError
+        guard error.domain == XMLParser.errorDomain else { return error.localizedDescription }
+        switch error.code {
+        case 3, 4: return "no XML document (empty, or not starting with '<')"
+        case 5: return "content after the root element"
+        case 9: return "an invalid character"
+        case 23, 24, 26, 27: return "an undeclared or malformed entity"
+        case 38...42: return "a malformed attribute"
+        case 73, 74, 77: return "the document ends or breaks off inside a tag"
+        case 76: return "a closing tag does not match the element it closes"
+        case 200...299: return "an undeclared or malformed namespace"
+        default: return "XML parser error \(error.code)"
+        }
     }
 }
 

@@ -40,10 +40,7 @@ enum PlaylistProbe {
         guard let initialization = files[playlist.initializationURI], let first = files[playlist.segments[0].uri] else {
             throw MediaError(file: path, detail: "lists a file that could not be read")
         }
-        var bytes = try read(initialization, limit: maximumPlaylistBytes, playlist: path)
-        bytes += try read(first, limit: maximumSegmentBytes, playlist: path)
-        let input = try InputFile(memory: try MemoryIO(bytes: bytes), name: path, formatName: "mp4")
-        var description = MediaDescription.describe(input, file: path)
+        var description = try streams(initialization: initialization, firstSegment: first, reportedAs: path)
         let seconds = playlist.totalDuration.seconds
         description.format = "hls"
         description.durationSeconds = seconds
@@ -52,15 +49,27 @@ enum PlaylistProbe {
         return description
     }
 
-    static func readPlaylist(_ path: String) throws -> String {
+    /// The streams of an fMP4 presentation, read from its initialization segment followed by its
+    /// first media segment (enough of it for the demuxer to see every stream's first packets),
+    /// demuxed in memory as one MP4 and reported as `name`.
+    static func streams(initialization: String, firstSegment: String, reportedAs name: String) throws -> MediaDescription {
+        var bytes = try read(initialization, limit: maximumPlaylistBytes, playlist: name)
+        bytes += try read(firstSegment, limit: maximumSegmentBytes, playlist: name)
+        let input = try InputFile(memory: try MemoryIO(bytes: bytes), name: name, formatName: "mp4")
+        return MediaDescription.describe(input, file: name)
+    }
+
+    /// The text of the playlist (or, `kind` naming it, another manifest) at `path`: a regular,
+    /// readable UTF-8 file of at most 16 MB.
+    static func readPlaylist(_ path: String, kind: String = "an HLS playlist") throws -> String {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw errno == ENOENT ? InputError.missing(path) : InputError(file: path, problem: .cannotOpen, code: ErrorCode(errno: errno))
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw InputError(file: path, problem: .notARegularFile) }
-        guard Int(info.st_size) <= maximumPlaylistBytes else { throw MediaError(file: path, detail: "is over 16 MB, too large for a media playlist") }
+        guard Int(info.st_size) <= maximumPlaylistBytes else { throw MediaError(file: path, detail: "is over 16 MB, too large for \(kind)") }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(file: path, problem: .permissionDenied) }
-        guard let text = String(data: data, encoding: .utf8) else { throw MediaError(file: path, detail: "is not UTF-8 text, so not an HLS playlist") }
+        guard let text = String(data: data, encoding: .utf8) else { throw MediaError(file: path, detail: "is not UTF-8 text, so not \(kind)") }
         return text
     }
 

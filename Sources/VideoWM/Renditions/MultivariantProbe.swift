@@ -1,11 +1,15 @@
 import Foundation
 
 extension MediaDescription {
-    /// What `path` holds: a media file, an HLS media playlist (`PlaylistProbe`) or a multivariant
-    /// playlist (`MultivariantProbe`).
+    /// What `path` holds: a media file, an HLS media playlist (`PlaylistProbe`), a multivariant
+    /// playlist (`MultivariantProbe`) or a DASH MPD (`MPDProbe`).
     public static func probe(path: String) throws -> MediaDescription {
-        // An input named .m3u8 is read as a playlist (never by FFmpeg's HLS demuxer, which would open what it lists).
-        guard (path as NSString).pathExtension.lowercased() == "m3u8" else { return try probe(mediaFile: path) }
+        // A manifest is read as one (never by FFmpeg's HLS or DASH demuxer, which would open what it lists).
+        switch (path as NSString).pathExtension.lowercased() {
+        case "m3u8": break
+        case "mpd": return try MPDProbe.describe(manifest: path)
+        default: return try probe(mediaFile: path)
+        }
         let text = try PlaylistProbe.readPlaylist(path)
         return MultivariantPlaylist.isMultivariant(text) ? try MultivariantProbe.describe(playlist: path, text: text)
             : try PlaylistProbe.describe(playlist: path)

@@ -29,6 +29,11 @@ struct ProbeCommand: ToolCommand {
         playlist lists its variants (size, BANDWIDTH/AVERAGE-BANDWIDTH, CODECS, frame rate,
         groups, and each media playlist's duration and segment count) and its audio and
         subtitle renditions, then the streams of the first variant and of each audio rendition.
+        A DASH MPD (.mpd) lists its Representations (bandwidth, codecs, size, rates, language,
+        segment count and duration, and for an encrypted one its scheme, default KID and DRM
+        systems), checks every file its segment lists, templates and BaseURLs name by the same
+        rules, and reads the streams of the first video Representation and of each audio set.
+        Segments are demuxed, not decoded: an encrypted presentation needs no key.
         """)
 
     mutating func validate() throws {}
