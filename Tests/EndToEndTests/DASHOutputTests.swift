@@ -68,6 +68,10 @@ struct DASHOutputTests {
         #expect(inputTimes.count == 180 && dashTimes.count == inputTimes.count)
         #expect(zip(dashTimes, inputTimes).allSatisfy { abs($0 - $1) < 0.0005 }, "\(dashTimes.prefix(4)) vs \(inputTimes.prefix(4))")
         #expect(offset > 0, "B-frames delay the first picture: the MPD should say by how much")
+        // Sound and picture start the Period at the same instant of the shared media timeline (the
+        // audio's AAC priming before it), so they stay in sync as on the HLS copy.
+        let offsets = text.matches(of: /<SegmentList timescale="(\d+)" presentationTimeOffset="(\d+)"/).map { Double(Int($0.2)!) / Double(Int($0.1)!) }
+        #expect(offsets.count == 2 && abs(offsets[0] - offsets[1]) < 0.0001, "\(offsets)")
 
         // The same segment files as the HLS presentation beside it: the same pictures and sound.
         let playlist = h.path("out/lecture.m3u8")
@@ -202,11 +206,13 @@ struct DASHOutputTests {
         #expect(rowFrames[0] != rowFrames[1] && rowFrames[1] != rowFrames[2], "each row shows its own mark")
     }
 
-    @Test("refused with one line and 64: --dash on a file output, on --only-segment, in a batch to .mp4; nothing written")
+    @Test("refused with one line and 64: --dash on a file output, on --only-segment, in a batch to .mp4; --render smart of video CMAF cannot carry as is; nothing written")
     func refusals() throws {
         let h = try Harness()
         defer { h.cleanUp() }
         let input = try h.makeClip("in.mp4", width: 96, height: 64, seconds: 1)
+        // MPEG-2 video: CMAF segments can hold it only re-encoded, so --render smart cannot package it.
+        let mpeg2 = try h.makeClip("in.ts", width: 96, height: 64, seconds: 1, extra: ["-c:v", "mpeg2video"])
         let config = try h.write("c.json", Self.config)
         let csv = try h.write("s.csv", "id,email\na,a@example.com\n")
         let cases: [(arguments: [String], says: String)] = [
@@ -214,12 +220,13 @@ struct DASHOutputTests {
             (["transcode", input, h.path("x.mpd"), "-c", config, "--var", "email=e", "--only-segment", "0", "--dash"], "--dash applies to whole presentations"),
             (["batch", input, "-c", config, "--vars", csv, "--output", h.path("{id}.mp4"), "--dash"], "--dash applies to whole presentations"),
             (["transcode", input, h.path("x.mp4"), "-c", config, "--var", "email=e", "--ladder", "64"], "(.m3u8, .mpd)"),
+            (["transcode", mpeg2, h.path("x.mpd"), "-c", config, "--var", "email=e", "--render", "smart"], "the input's video is mpeg2video, not H.264"),
         ]
         for (arguments, says) in cases {
             let r = try h.videowm(arguments: arguments)
             #expect(r.status == 64 && r.stderr.contains(says) && r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.status) \(r.stderr)")
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: h.path("")).filter { !["in.mp4", "c.json", "s.csv"].contains($0) }
+        let left = try FileManager.default.contentsOfDirectory(atPath: h.path("")).filter { !["in.mp4", "in.ts", "c.json", "s.csv"].contains($0) }
         #expect(left.isEmpty, "\(left)")
     }
 }

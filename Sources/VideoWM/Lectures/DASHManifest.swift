@@ -28,13 +28,16 @@ enum DASHManifest {
         if text.contains("#EXT-X-STREAM-INF") {
             let multivariant: MultivariantPlaylist
             do { multivariant = try MultivariantPlaylist(parsing: text) } catch { throw reader.failure("\(playlist) \(error.description)") }
+            let renditions = try multivariant.orderedVariants.map { try reader.rendition(playlistURI: $0.uri) }
+            // One Period start for every set: the first listed rendition's first picture, so
+            // sound and every rung keep the places they have on the HLS copy's shared media timeline.
+            let start = try renditions.first.map { try $0.firstPresentation() }
             var video: [Representation] = []
-            for variant in multivariant.orderedVariants {
-                let rendition = try reader.rendition(playlistURI: variant.uri)
+            for (variant, rendition) in zip(multivariant.orderedVariants, renditions) {
                 duration = max(duration, rendition.duration)
                 longest = max(longest, rendition.longestSegment)
                 video.append(try rendition.representation(id: "video-\(video.count)", kind: .video,
-                                                          frameRate: variant.frameRate.map(Self.frameRate)))
+                                                          frameRate: variant.frameRate.map(Self.frameRate), periodStart: start))
             }
             sets.append(AdaptationSet(id: 0, contentType: .video, mimeType: "video/mp4", segmentAlignment: true, startWithSAP: 1,
                                       representations: video))
@@ -44,7 +47,7 @@ enum DASHManifest {
                 sets.append(AdaptationSet(id: sets.count, contentType: .audio, mimeType: "audio/mp4", language: audio.language,
                                           label: audio.name, roles: audio.isDefault ? ["main"] : [], segmentAlignment: true, startWithSAP: 1,
                                           representations: [try rendition.representation(id: "audio-\(n)", kind: .audio, frameRate: nil,
-                                                                                          channels: audio.channels)]))
+                                                                                          channels: audio.channels, periodStart: start)]))
             }
         } else {
             let rendition = try reader.rendition(playlistURI: (playlist as NSString).lastPathComponent, text: text)
@@ -128,17 +131,40 @@ private struct WrittenRendition {
     var duration: Double { segments.reduce(0) { $0 + $1.seconds } }
     var longestSegment: Double { segments.map(\.seconds).max() ?? 0 }
 
+    /// The tracks its initialization segment describes, and the one its timeline follows (video
+    /// when there is one).
+    private func timedTrack() throws -> (tracks: [TrackDescription], timed: TrackDescription) {
+        let tracks: [TrackDescription]
+        do { tracks = try TrackDescription.tracks(ofInitialization: try files.bytes(of: initialization)) } catch let error as OutputError {
+            throw error
+        } catch { throw files.failure("\(initialization): \(error)") }
+        guard let timed = tracks.first(where: { $0.kind == .video }) ?? tracks.first else { throw files.failure("\(initialization) holds no track") }
+        return (tracks, timed)
+    }
+
+    /// When its first segment's first picture (or sample) is presented, in seconds of media time.
+    func firstPresentation() throws -> Double {
+        let (tracks, timed) = try timedTrack()
+        guard let first = segments.first else { throw files.failure("\(initialization) is listed without segments") }
+        let timing: SegmentTiming?
+        do { timing = try SegmentTiming.read(segment: try files.bytes(of: first.uri), initialization: tracks, trackID: timed.trackID) } catch let error as OutputError {
+            throw error
+        } catch { throw files.failure("\(first.uri): \(error)") }
+        guard let timing else { throw files.failure("\(first.uri) holds no sample of track \(timed.trackID)") }
+        return Double(timing.earliestPresentationTime) / Double(max(1, timed.timescale))
+    }
+
     /// The Representation of these files: codecs and picture size from the initialization
     /// segment's sample entries, the timeline from the segments' first track (video when there is
-    /// one), the bandwidth the largest segment needs over its duration.
-    func representation(id: String, kind: ContentType, frameRate: FrameRate?, channels: Int? = nil) throws -> Representation {
+    /// one), the bandwidth the largest segment needs over its duration. The Period starts at
+    /// `periodStart` seconds of media time (the presentation's first picture), else at this
+    /// Representation's own first sample.
+    func representation(id: String, kind: ContentType, frameRate: FrameRate?, channels: Int? = nil, periodStart: Double? = nil) throws -> Representation {
         let initBytes = try files.bytes(of: initialization)
         guard let entries = InitializationTrack.tracks(ofInitializationSegment: initBytes), !entries.isEmpty else {
             throw files.failure("\(initialization) holds no track")
         }
-        let tracks: [TrackDescription]
-        do { tracks = try TrackDescription.tracks(ofInitialization: initBytes) } catch { throw files.failure("\(initialization): \(error)") }
-        guard let timed = tracks.first(where: { $0.kind == .video }) ?? tracks.first else { throw files.failure("\(initialization) holds no track") }
+        let (tracks, timed) = try timedTrack()
         var timings: [SegmentTiming] = []
         var bandwidth = 0
         for segment in segments {
@@ -153,8 +179,11 @@ private struct WrittenRendition {
         let audio = entries.first { $0.kind == .audio }
         // The Period starts at the first picture shown: media times (`@t`, each segment's `tfdt` and
         // composition offsets) less the composition delay B-frames put before it, which the
-        // initialization segment's edit list removes for a file reader.
-        let offset = UInt64(max(0, timings.first?.earliestPresentationTime ?? 0))
+        // initialization segment's edit list removes for a file reader. The same instant for every
+        // set: an audio track's own first sample may come before it (AAC's priming) and is then
+        // before the Period, as it is before the first picture on the HLS copy's timeline.
+        let ownStart = timings.first?.earliestPresentationTime ?? 0
+        let offset = UInt64(max(0, periodStart.map { Int64(($0 * Double(timed.timescale)).rounded()) } ?? ownStart))
         let list = SegmentList(timescale: timed.timescale, initialization: initialization, presentationTimeOffset: offset,
                                timeline: SegmentTiming.timeline(timings), mediaURLs: segments.map(\.uri))
         // Encrypted (`tenc` in the initialization segment): the scheme, its default KID and the
