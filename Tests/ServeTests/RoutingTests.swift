@@ -12,7 +12,8 @@ struct RoutingTests {
         #expect(Route(path: "/v1/intro/abc/media/720p.m3u8") == .lecture(name: "intro", .mediaPlaylist(revision: "abc", rendition: "720p")))
         #expect(Route(path: "/v1/intro/abc/shared/720p/3.m4s") == .lecture(name: "intro", .shared(revision: "abc", ResourcePath(rendition: "720p", file: "3.m4s"))))
         #expect(Route(path: "/v1/intro/abc/own/s1/720p/3.m4s") == .lecture(name: "intro", .own(revision: "abc", student: "s1", ResourcePath(rendition: "720p", file: "3.m4s"))))
-        for route in [LectureRoute.master, .mediaPlaylist(revision: "r", rendition: "a"), .shared(revision: "r", ResourcePath(rendition: "a", file: "b.m4s")),
+        #expect(Route(path: "/v1/intro/abc/key") == .lecture(name: "intro", .key(revision: "abc")))
+        for route in [LectureRoute.master, .mediaPlaylist(revision: "r", rendition: "a"), .key(revision: "r"), .shared(revision: "r", ResourcePath(rendition: "a", file: "b.m4s")),
                       .own(revision: "r", student: "s", ResourcePath(rendition: "a", file: "b"))] {
             #expect(Route(path: route.path(lecture: "x")) == .lecture(name: "x", route))
         }

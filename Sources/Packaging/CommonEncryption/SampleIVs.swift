@@ -16,7 +16,10 @@
 ///   `HMAC-SHA256(content key, "videowm cbcs constant IV 1" ‖ KID)`, first 16 bytes.
 /// - HLS AES-128 segments (`AES128Segments`): `HMAC-SHA256(key, "videowm aes-128 segment IV 1" ‖ SHA-256(clear
 ///   segment))`, first 16 bytes, written as the `EXT-X-KEY` IV; RFC 8216's default (the media sequence number)
-///   would give two students' different segment k the same IV under the lecture's one key.
+///   would give two students' different segment k the same IV under the lecture's one key. A server that lists a
+///   segment before making it (`videowm serve`) names it instead: `HMAC-SHA256(key, "videowm aes-128 named IV 1" ‖
+///   name)`, the name being the file's URL path, which holds the lecture's revision and, for a student's own
+///   segment, the student: one name, one content.
 enum SampleIVs {
     static func cencSampleIV(key: ContentKey, segmentDigest: [UInt8], trackID: UInt32, sampleIndex: Int) throws(PackagingCryptoError) -> [UInt8] {
         var message = ByteWriter()
@@ -38,6 +41,11 @@ enum SampleIVs {
 
     static func aes128SegmentIV(key: ContentKey, clearSegment: [UInt8]) throws(PackagingCryptoError) -> [UInt8] {
         let message = Array("videowm aes-128 segment IV 1".utf8) + (try Digest.sha256(clearSegment))
+        return Array(try key.withUnsafeBytes { key throws(PackagingCryptoError) in try Digest.hmacSHA256(key: key, message: message) }.prefix(16))
+    }
+
+    static func aes128NamedIV(key: ContentKey, name: String) throws(PackagingCryptoError) -> [UInt8] {
+        let message = Array("videowm aes-128 named IV 1".utf8) + [0] + Array(name.utf8)
         return Array(try key.withUnsafeBytes { key throws(PackagingCryptoError) in try Digest.hmacSHA256(key: key, message: message) }.prefix(16))
     }
 }

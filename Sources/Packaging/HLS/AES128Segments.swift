@@ -12,6 +12,10 @@ public enum AES128Segments {
         /// Derived from the key and the clear segment (`SampleIVs`): the same segment gets the same IV (shared
         /// segments stay shared), different content a different one. Written as the `EXT-X-KEY` IV.
         case derived
+        /// Derived from the key and a name that says which content the segment is (a served file's URL
+        /// path, which changes with the lecture's revision and names the student of an own segment): for
+        /// a playlist written before its segments are made. Written as the `EXT-X-KEY` IV.
+        case named(String)
     }
 
     public struct EncryptedSegment: Sendable, Equatable {
@@ -29,6 +33,11 @@ public enum AES128Segments {
         return writer.bytes
     }
 
+    /// The IV `.named(name)` gives: known before the segment is made, so a playlist can state it first.
+    public static func iv(key: ContentKey, name: String) throws(PackagingCryptoError) -> [UInt8] {
+        try SampleIVs.aes128NamedIV(key: key, name: name)
+    }
+
     public static func encrypt(_ segment: [UInt8], key: ContentKey, iv source: IVSource) throws(PackagingCryptoError) -> EncryptedSegment {
         let iv: [UInt8]
         switch source {
@@ -37,6 +46,7 @@ public enum AES128Segments {
             precondition(bytes.count == 16, "an AES-128 IV has 16 bytes")
             iv = bytes
         case .derived: iv = try SampleIVs.aes128SegmentIV(key: key, clearSegment: segment)
+        case .named(let name): iv = try Self.iv(key: key, name: name)
         }
         let cipher = try key.withUnsafeBytes { key throws(PackagingCryptoError) in
             try AESCipher(.blockChainingPadded, encrypting: true, key: key, iv: iv)

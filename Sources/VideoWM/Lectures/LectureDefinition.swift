@@ -54,6 +54,8 @@ public struct LectureDefinition: Sendable {
     /// Changes whenever anything the lecture's bytes are made from changes (a server's URLs and
     /// cache carry it); "" where nothing is kept between runs.
     public var revision: String
+    /// A served lecture's encryption (`lecture.json`'s `encryption`); nil: served in the clear.
+    public var encryption: LectureEncryption?
 
     public init(name: String, video: String, marks: Marks, ladder: LadderRequest? = nil, captions: [SidecarCaptions] = [],
                 segment: PresentationTime? = nil, settings: EncodeSettings = EncodeSettings(), render: RenderMode = .auto,
@@ -107,14 +109,14 @@ public struct LectureProblem: Error, Sendable, CustomStringConvertible, Equatabl
 /// `LIBRARY/NAME/lecture.json`:
 /// `{ "video": "lecture.mp4", "config": "marks.json", "ladder": "auto", "segment": 4,
 ///    "subtitles": [ { "file": "en.srt", "language": "en", "name": "English" } ],
-///    "preset": "veryfast", "crf": 23 }`.
+///    "preset": "veryfast", "crf": 23, "encryption": { "scheme": "aes-128", "keyFile": "lecture.key" } }`.
 /// Paths are relative to the lecture's folder; everything but `video` and `config` is optional
 /// (defaults as for `batch`; `preset` and `crf` are batch's `--preset` and `--crf` for the marked
 /// segments, the speed a server renders at against their size). `{date}` and `{time}` are the
 /// video file's modification time, so every process, restart and segment of a student shows the
 /// same (a render's own clock would differ from segment to segment).
 extension LectureDefinition {
-    static let fields: Set<String> = ["video", "config", "ladder", "segment", "subtitles", "preset", "crf"]
+    static let fields: Set<String> = ["video", "config", "ladder", "segment", "subtitles", "preset", "crf", "encryption"]
     static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     static let subtitleFields: Set<String> = ["file", "language", "name"]
 
@@ -129,7 +131,7 @@ extension LectureDefinition {
             throw LectureProblem(file: file, problem: "is not a JSON object")
         }
         if let unknown = fields.keys.sorted().first(where: { !Self.fields.contains($0) }) {
-            throw LectureProblem(file: file, problem: "unknown field '\(unknown)' (known: config, crf, ladder, preset, segment, subtitles, video)")
+            throw LectureProblem(file: file, problem: "unknown field '\(unknown)' (known: config, crf, encryption, ladder, preset, segment, subtitles, video)")
         }
         struct Subtitle: Decodable { let file: String; let language: String?; let name: String? }
         struct Fields: Decodable {
@@ -190,7 +192,12 @@ extension LectureDefinition {
                 throw LectureProblem(file: file, problem: "subtitles[\(index)]: \(error.problem)")
             }
         }
+        let encryption = try fields["encryption"].map { value throws(LectureProblem) in
+            try LectureEncryption.read(value, folder: folder, lectureFile: file)
+        }
         var revisionInput = salt + bytes
+        // A new key makes a new revision: new URLs, so no player or cache mixes files of two keys.
+        if let encryption { revisionInput += encryption.fingerprint }
         var modified = stat()
         guard stat(video, &modified) == 0 else { throw LectureProblem(file: video, problem: "cannot be read (named by \(file), video)") }
         let jobValues = TextTokens.jobValues(start: Date(timeIntervalSince1970: Double(modified.st_mtim.tv_sec)))
@@ -209,11 +216,13 @@ extension LectureDefinition {
             revisionInput += identity.bytes
         }
         // As batch's --preset/--crf: the same settings give the same bytes as batch for a row.
-        return LectureDefinition(name: name, video: video, marks: .file(config), ladder: ladder, captions: captions,
-                                 segment: decoded.segment.map(HLSSettings.segmentLength(seconds:)),
-                                 settings: EncodeSettings(crf: decoded.crf, preset: decoded.preset), jobValues: jobValues,
-                                 revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
+        var definition = LectureDefinition(name: name, video: video, marks: .file(config), ladder: ladder, captions: captions,
+                                           segment: decoded.segment.map(HLSSettings.segmentLength(seconds:)),
+                                           settings: EncodeSettings(crf: decoded.crf, preset: decoded.preset), jobValues: jobValues,
+                                           revision: Hex.string(ContentDigest.sha256(revisionInput).prefix(6)))
             .from(.lectureFile)
+        definition.encryption = encryption
+        return definition
     }
 }
 

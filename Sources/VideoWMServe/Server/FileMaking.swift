@@ -19,24 +19,39 @@ struct FileMaking: Sendable {
     /// A file made alone under its own cache key, or with the files of its render group (a
     /// segment's variants) under the group's key, so requests for any member join one job.
     ///
+    /// An encrypted lecture's media segments are encrypted here, before the cache keeps them, each
+    /// with the IV its cache key names (`LectureEncryption`): the cache, a render ahead and
+    /// `--warm` hold what is served, and the clear bytes never reach a disk.
+    ///
     /// - Parameters:
     ///   - route: the route of each file (the resource's, a group member's), from its typed value.
     ///   - whose: for the log line of a failure ("shared", "student 3f2a…").
+    ///   - encryption: the lecture's, nil for a lecture served in the clear.
     func job(lecture: String, _ resource: Resource, group: RenderGroup?, kind: ServerMetrics.RenderKind, whose: String,
-             route: (Resource) -> LectureRoute, render: @escaping @Sendable () throws -> [UInt8],
+             route: (Resource) -> LectureRoute, encryption: LectureEncryption?, render: @escaping @Sendable () throws -> [UInt8],
              renderGroup: @escaping @Sendable (RenderGroup) throws -> [[UInt8]]) -> RenderJob {
         let key = Self.cacheKey(route(resource), lecture: lecture)
         guard let group else {
+            let served: @Sendable () throws -> [UInt8] = if let encryption, LectureEncryption.encrypts(resource) {
+                { try encryption.encrypt(try render(), name: key) }
+            } else {
+                render
+            }
             return RenderJob(fileKey: key, poolKey: key, work: { [self] in
-                .file(try produce(key, kind: kind, failure: "lecture \(lecture), segment \(resource) (\(whose))", render: render))
+                .file(try produce(key, kind: kind, failure: "lecture \(lecture), segment \(resource) (\(whose))", render: served))
             })
         }
         let keys = group.members.map { Self.cacheKey(route($0), lecture: lecture) }
+        let encrypted = group.members.map { encryption != nil && LectureEncryption.encrypts($0) }
         // One component more than any file's key (RENDITION/GROUP/group): never a file's key or lock.
         let groupKey = Self.cacheKey(route(resource).naming(group), lecture: lecture) + "/group"
         let failure = "lecture \(lecture), segment \(group.rendition)/\(group.name) (\(whose), \(group.members.count) files made together)"
         return RenderJob(fileKey: key, poolKey: groupKey, work: { [self] in
-            .files(try produceGroup(groupKey, keys: keys, failure: failure) { try renderGroup(group) })
+            .files(try produceGroup(groupKey, keys: keys, failure: failure) {
+                let files = try renderGroup(group)
+                guard let encryption else { return files }
+                return try zip(files, zip(keys, encrypted)).map { file, named in named.1 ? try encryption.encrypt(file, name: named.0) : file }
+            })
         })
     }
 

@@ -85,7 +85,7 @@ final class LectureWarmer: @unchecked Sendable {
         var made = 0, cached = 0, failed = 0
         for unit in work {
             guard isRunning else { return }
-            let job = job(for: unit, of: lecture, name: name, revision: entry.definition.revision)
+            let job = job(for: unit, of: lecture, name: name, revision: entry.definition.revision, encryption: entry.definition.encryption)
             let files = if case .group(let group) = unit { group.members.count } else { 1 }
             if making.cache.contains(job.fileKey) {
                 cached += files
@@ -100,15 +100,16 @@ final class LectureWarmer: @unchecked Sendable {
         log.event("lecture \(name) warmed: \(made) shared files made, \(cached) already cached\(failed > 0 ? ", \(failed) failed" : "") in \(String(format: "%.1f", ConnectionWatchdog.now() - started)) s")
     }
 
-    private func job(for unit: SharedWork, of lecture: any PreparedLecture, name: String, revision: String) -> RenderJob {
+    private func job(for unit: SharedWork, of lecture: any PreparedLecture, name: String, revision: String,
+                     encryption: LectureEncryption?) -> RenderJob {
         let route = { (resource: Resource) in LectureRoute.shared(revision: revision, ResourcePath(resource, in: lecture)) }
         switch unit {
         case .file(let resource):
             return making.job(lecture: name, resource, group: nil, kind: .shared, whose: "shared, warming", route: route,
-                              render: { try lecture.renderShared(resource) }, renderGroup: { try lecture.renderShared($0) })
+                              encryption: encryption, render: { try lecture.renderShared(resource) }, renderGroup: { try lecture.renderShared($0) })
         case .group(let group):
             return making.job(lecture: name, group.members[0], group: group, kind: .shared, whose: "shared, warming", route: route,
-                              render: { try lecture.renderShared(group.members[0]) }, renderGroup: { try lecture.renderShared($0) })
+                              encryption: encryption, render: { try lecture.renderShared(group.members[0]) }, renderGroup: { try lecture.renderShared($0) })
         }
     }
 

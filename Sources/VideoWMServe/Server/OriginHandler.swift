@@ -138,6 +138,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         if case .own(_, let owner, _) = route, owner != student { return .now(forbidden) }
         let request = Authorised(name: name, route: route, token: token, access: admission.access, student: student, entry: entry,
                                  http: request, authorizeOnly: authorizeOnly)
+        // The key needs no student's copy: a valid token for this lecture is all it asks.
+        if case .key = route {
+            guard let encryption = entry.definition.encryption else { return refuse(notFound) }
+            if authorizeOnly { return .now(HTTPResponse(status: 204)) }
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream"), ("Cache-Control", "no-store")] + Self.cors,
+                                     body: .bytes(encryption.keyBytes)))
+        }
         if let lecture = entry.readyLecture, let copy = entry.cachedCopy(student: student) {
             return answer(request, lecture, copy)
         }
@@ -208,7 +215,7 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
                 return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
             }
             if let rendition = playback.startRendition { startPlayback(served, in: rendition) }
-            return .now(playlist(playback.text, request: request.http))
+            return servedPlaylist(playback.text, served)
         case .prepare:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
             do {
@@ -225,7 +232,9 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             }) else { return .now(request.authorizeOnly ? forbidden : notFound) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
             renderAhead(served, in: rendition, after: nil)
-            return .now(playlist(text, request: request.http))
+            return servedPlaylist(text, served)
+        case .key:
+            preconditionFailure("the key is answered before a student's copy is made")
         case .shared(_, let path), .own(_, _, let path):
             let asked: ResourceOwnership = if case .shared = request.route { .shared } else { .student }
             // The one place a URL's file name is read: into the typed resource it names.
@@ -276,7 +285,35 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
         let copy = served.copy
         return making.job(lecture: served.request.name, resource, group: copy.renderGroup(containing: resource),
                           kind: ownership == .shared ? .shared : .student, whose: whose, route: { served.route(of: $0, ownership) },
+                          encryption: served.request.entry.definition.encryption,
                           render: { try copy.render(resource).bytes }, renderGroup: { try copy.render($0) })
+    }
+
+    /// A playlist as served: for an encrypted lecture, each encrypted segment preceded by its key
+    /// tag (the key's URL with the student's token, the IV its cache key names, as `FileMaking`
+    /// encrypts it).
+    private func servedPlaylist(_ text: String, _ served: Served) -> HTTPReply {
+        let request = served.request
+        guard let encryption = request.entry.definition.encryption else { return .now(playlist(text, request: request.http)) }
+        let keyURI = LectureRoute.key(revision: request.revision).path(lecture: request.name) + "?token=" + request.token
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        do {
+            var n = 1
+            while n < lines.count {
+                // A segment's URI, after its EXTINF: the route it names, read back into its typed resource.
+                if !lines[n].hasPrefix("#"), lines[n - 1].hasPrefix("#EXTINF:"), let target = RequestTarget(lines[n]),
+                   case .lecture(_, let route)? = Route(path: target.path), let path = route.file,
+                   let resource = served.lecture.resource(rendition: path.rendition, file: path.file), LectureEncryption.encrypts(resource) {
+                    lines.insert(try encryption.keyTag(keyURI: keyURI, name: FileMaking.cacheKey(route, lecture: request.name)), at: n - 1)
+                    n += 1
+                }
+                n += 1
+            }
+        } catch {
+            log.event("playlist failed: lecture \(request.name) (student \(request.student)): \(error)")
+            return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
+        }
+        return .now(playlist(lines.joined(separator: "\n"), request: request.http))
     }
 
     /// What a player starting `rendition` fetches before it can play — its initialization

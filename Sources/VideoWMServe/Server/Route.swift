@@ -9,6 +9,7 @@ import VideoWM
 /// /v1/NAME/master.m3u8?token=JWT                  the student's multivariant playlist (the URL a platform hands out)
 /// /v1/NAME/prepare?token=JWT                      GET or POST, 204: start making the student's first files (a lecture page opening)
 /// /v1/NAME/REV/media/RENDITION.m3u8?token=JWT     the student's media playlist of one rendition
+/// /v1/NAME/REV/key?token=JWT                      an encrypted lecture's AES-128 key (16 bytes; lecture.json's encryption)
 /// /v1/NAME/REV/shared/RENDITION/FILE?token=JWT    a file every student shares (same URL for all: one cache entry)
 /// /v1/NAME/REV/own/STUDENT/RENDITION/FILE?token=JWT  a file marked for this student (STUDENT: from the token's variables)
 /// /player/FILE                                    the static player page and its scripts (--player DIR)
@@ -27,13 +28,23 @@ enum LectureRoute: Equatable {
     /// A platform's notice that a student is about to play: their first files are started, nothing is sent.
     case prepare
     case mediaPlaylist(revision: String, rendition: String)
+    /// The key of an encrypted lecture's segments, for a token of the lecture (never cached).
+    case key(revision: String)
     case shared(revision: String, ResourcePath)
     case own(revision: String, student: String, ResourcePath)
+
+    /// Where a file route's file sits (a shared or a student's own file), nil for other routes.
+    var file: ResourcePath? {
+        switch self {
+        case .shared(_, let path), .own(_, _, let path): path
+        case .master, .prepare, .mediaPlaylist, .key: nil
+        }
+    }
 
     var revision: String? {
         switch self {
         case .master, .prepare: nil
-        case .mediaPlaylist(let revision, _), .shared(let revision, _), .own(let revision, _, _): revision
+        case .mediaPlaylist(let revision, _), .key(let revision), .shared(let revision, _), .own(let revision, _, _): revision
         }
     }
 }
@@ -52,6 +63,8 @@ extension Route {
             self = .lecture(name: parts[1], .master)
         case 3 where parts[0] == "v1" && parts[2] == "prepare":
             self = .lecture(name: parts[1], .prepare)
+        case 4 where parts[0] == "v1" && parts[3] == "key":
+            self = .lecture(name: parts[1], .key(revision: parts[2]))
         case 5 where parts[0] == "v1" && parts[3] == "media" && parts[4].hasSuffix(".m3u8") && parts[4].count > 5:
             self = .lecture(name: parts[1], .mediaPlaylist(revision: parts[2], rendition: String(parts[4].dropLast(5))))
         case 6 where parts[0] == "v1" && parts[3] == "shared":
@@ -95,7 +108,7 @@ extension LectureRoute {
     func naming(_ group: RenderGroup) -> LectureRoute {
         let place = ResourcePath(rendition: group.rendition, file: group.name)
         switch self {
-        case .master, .prepare, .mediaPlaylist: preconditionFailure("a render group belongs to files")
+        case .master, .prepare, .mediaPlaylist, .key: preconditionFailure("a render group belongs to files")
         case .shared(let revision, _): return .shared(revision: revision, place)
         case .own(let revision, let student, _): return .own(revision: revision, student: student, place)
         }
@@ -107,6 +120,7 @@ extension LectureRoute {
         case .master: "/v1/\(lecture)/master.m3u8"
         case .prepare: "/v1/\(lecture)/prepare"
         case .mediaPlaylist(let revision, let rendition): "/v1/\(lecture)/\(revision)/media/\(rendition).m3u8"
+        case .key(let revision): "/v1/\(lecture)/\(revision)/key"
         case .shared(let revision, let resource): "/v1/\(lecture)/\(revision)/shared/\(resource.rendition)/\(resource.file)"
         case .own(let revision, let student, let resource): "/v1/\(lecture)/\(revision)/own/\(student)/\(resource.rendition)/\(resource.file)"
         }
