@@ -33,6 +33,10 @@ package final class Decoder {
         }
     }
 
+    /// Pictures the stream may show after a later one is decoded (`has_b_frames`): for a decoder
+    /// opened on a global header, what its sequence parameter set declares.
+    package var reorderDelay: Int { Int(context.pointee.has_b_frames) }
+
     /// A one-thread decoder for the packets `encoder` makes (its codec, size, format and global
     /// header): smart rendering's quality trial decodes its own re-encoded pictures to compare them
     /// with the input's.

@@ -46,6 +46,13 @@ package final class Encoder {
             c.pointee.field_order = order
         }
         try open(options: X264Determinism.options(configuration.options, encoderName: configuration.encoderName, width: configuration.width))
+        reorderDelay = Int(c.pointee.has_b_frames)
+        // libx265 leaves has_b_frames at 0 (FFmpeg 5.1) though its stream reorders (2 pictures with
+        // its default B-pyramid): the global header's SPS says how many (sps_max_num_reorder_pics),
+        // and FFmpeg's own HEVC decoder reads it from there when opened on it.
+        if reorderDelay == 0, codec.pointee.id == AV_CODEC_ID_HEVC, !extradata.isEmpty {
+            reorderDelay = try Decoder(decodingOutputOf: self, file: file).reorderDelay
+        }
     }
 
     deinit {
@@ -56,8 +63,9 @@ package final class Encoder {
     package var name: String { String(cString: codec.pointee.name) }
 
     package var timeBase: Rational { Rational(context.pointee.time_base) }
-    /// Pictures the encoder may output before it is shown (B-frame reordering, `has_b_frames`).
-    package var reorderDelay: Int { Int(context.pointee.has_b_frames) }
+    /// Pictures the encoder may output before it is shown (B-frame reordering, `has_b_frames`, or
+    /// for libx265 its parameter sets'), set when a video encoder opens.
+    package private(set) var reorderDelay = 0
     var pixelFormat: PixelFormat { PixelFormat(context.pointee.pix_fmt) }
     var width: Int { Int(context.pointee.width) }
     var height: Int { Int(context.pointee.height) }

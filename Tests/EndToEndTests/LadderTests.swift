@@ -285,6 +285,29 @@ struct LadderTests {
         Double(try h.videoFrameTimes(playlist).first ?? "0") ?? 0
     }
 
+    @Test("HEVC renditions (x265 reorders 2 pictures and libx265 does not say so): every picture decoded before it is shown, at the input's times",
+          arguments: [["--ladder", "120"], []])
+    func hevcRenditions(ladder: [String]) throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        let input = try h.makeClip("in.mp4", width: 192, height: 108, seconds: 2)
+        let config = try h.write("c.json", #"{ "watermarks": [ { "text": "{email}", "size": 0.1 } ] }"#)
+        try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        let r = try h.videowm(arguments: ["transcode", input, h.path("out/a.m3u8"), "-c", config, "--var", "email=ada@example.com",
+                                          "--codec", "hevc", "--segment", "1"] + ladder)
+        try #require(r.status == 0, "\(r.stderr)")
+        let strict = try h.run("ffmpeg", ["-v", "error", "-xerror", "-i", h.path("out/a.m3u8"), "-map", "0:v", "-f", "null", "-"])
+        #expect(strict.status == 0 && strict.stderr.isEmpty, "\(strict.stderr)")
+        #expect(try h.ffprobe(["-select_streams", "v:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", h.path("out/a.m3u8")])
+            .contains("hevc"))
+        // The same pictures at the same times, on the media timeline (the B-frame delay before the first).
+        let inputTimes = try h.videoFrameTimes(input).compactMap(Double.init)
+        let outputTimes = try h.videoFrameTimes(h.path("out/a.m3u8")).compactMap(Double.init)
+        try #require(inputTimes.count == 60 && outputTimes.count == 60, "\(outputTimes.count) frames")
+        let offset = outputTimes[0] - inputTimes[0]
+        #expect(zip(inputTimes, outputTimes).allSatisfy { abs($1 - $0 - offset) < 0.0005 }, "\(outputTimes.prefix(5))")
+    }
+
     @Test("a ladder above the input is capped with a notice; two audio languages become two AUDIO renditions (PCM encoded to AAC once)")
     func cappedLadderAndTwoAudioLanguages() throws {
         let h = try Harness()
