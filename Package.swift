@@ -49,15 +49,15 @@ let package = Package(
         // Signal handlers and the list of temporary files they remove: C, because only async-signal-safe calls may run there.
         .target(name: "CProcessGuard"),
 
-        .target(name: "Animation"),
+        .target(name: "Animation", swiftSettings: optimizedInDebug),
         // Delivery packaging over finished CMAF segments: content keys (KID:KEY files, CPIX), Common Encryption
         // (cenc, cbcs) as a transform of init and media segment bytes, HLS AES-128, DASH MPDs written and read.
         .target(name: "Packaging", dependencies: ["CCrypto"]),
         // EXIF and XMP of stills, read and written in pure Swift (no C): --keep-metadata, --set-metadata.
         .target(name: "ImageMetadata"),
-        .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"]),
+        .target(name: "Overlay", dependencies: ["Animation", "CFreeType", "CFontconfig", "CHarfBuzz", "CFriBidi"], swiftSettings: optimizedInDebug),
         // Leak tracing on grey frames and mark footprints, no FFmpeg: VideoWM decodes the frames it compares.
-        .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"]),
+        .target(name: "LeakTrace", dependencies: ["Animation", "Overlay"], swiftSettings: optimizedInDebug),
         // The FFmpeg boundary: owning wrappers over files, codecs, frames, conversion and muxing (and libheif's and
         // libwebp's decoders), with the typed errors they throw, which the whole library shares.
         .target(name: "Media", dependencies: ["Animation", "Overlay", "CFFmpeg", "CHeif", "CWebP", "CProcessGuard"]),
@@ -87,3 +87,8 @@ let package = Package(
         .testTarget(name: "CommandLineTests", dependencies: ["videowm", "VideoWMServe", "ServeAccess", "ServeCache"]),
     ]
 )
+
+/// The pixel and tracing loops (marks drawn, copies compared and scored) built with optimisation in
+/// debug builds too: unoptimised they run 4–5 times slower, and the end-to-end tests run them for
+/// minutes. Debugging them needs `swift build -c debug -Xswiftc -Onone`.
+var optimizedInDebug: [SwiftSetting] { [.unsafeFlags(["-O"], .when(configuration: .debug))] }
