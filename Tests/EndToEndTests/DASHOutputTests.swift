@@ -129,17 +129,26 @@ struct DASHOutputTests {
         try refused(text.replacingOccurrences(of: "urn:mpeg:dash:schema:mpd:2011", with: "urn:example"), "not <MPD xmlns")
     }
 
-    @Test("transcode --ladder --dash: one video AdaptationSet of aligned Representations and an audio one, each the HLS rendition's frames; video.js plays it across a switch")
+    @Test("transcode --ladder --subtitles --dash: one video AdaptationSet of aligned Representations and an audio one, every frame at the input's times, each the HLS rendition's frames; video.js plays it across a switch")
     func ladderWithBothManifests() throws {
         let h = try Harness()
         defer { h.cleanUp() }
         let input = try Self.lecture(h)
         let config = try h.write("c.json", Self.config)
         try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
+        // With captions (the HLS copy's subtitle rendition; the MPD leaves them out, docs/reference/dash.md says why).
+        let captions = try h.write("en.srt", "1\n00:00:01,000 --> 00:00:03,000\nHello\n")
         let r = try h.videowm("transcode", input, h.path("out/lecture.m3u8"), "-c", config, "--var", "email=ada@example.com",
-                              "--segment", "2", "--ladder", "108,54", "--dash")
+                              "--segment", "2", "--ladder", "108,54", "--dash", "--subtitles", captions + ":en:English")
         try #require(r.status == 0, "\(r.stderr)")
         let mpd = h.path("out/lecture.mpd")
+        // Every frame of the input, at its time after the MPD's offset, in each rung.
+        let inputTimes = try h.videoFrameTimes(input).compactMap(Double.init)
+        let offset = try Self.presentationOffset(mpd)
+        for stream in ["v:0", "v:1"] {
+            let times = try h.decodedFrameTimes(mpd, stream: stream).compactMap(Double.init).map { $0 - offset }
+            #expect(times.count == inputTimes.count && zip(times, inputTimes).allSatisfy { abs($0 - $1) < 0.0005 }, "\(stream): \(times.prefix(4))")
+        }
         let text = try String(contentsOfFile: mpd, encoding: .utf8)
         #expect(text.components(separatedBy: "<AdaptationSet").count == 3)
         #expect(text.components(separatedBy: "<Representation").count == 4)

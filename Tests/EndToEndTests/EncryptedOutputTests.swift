@@ -191,11 +191,17 @@ struct EncryptedOutputTests {
         chmod(malformed, 0o600)
         let open = try h.write("open.key", "\(Self.keyID):\(Self.key)\n")
         chmod(open, 0o644)
+        // A CPIX document cut short: not XML a key service would send.
+        let cpix = try h.write("keys.cpix", #"<?xml version="1.0"?><cpix:CPIX xmlns:cpix="urn:dashif:org:cpix"><cpix:ContentKeyList>"#)
+        chmod(cpix, 0o600)
         try FileManager.default.createDirectory(atPath: h.path("out"), withIntermediateDirectories: true)
         let base = ["transcode", input, h.path("out/x.mpd"), "-c", config, "--var", "email=e"]
         let cases: [(arguments: [String], status: Int32, says: String)] = [
             (base + ["--encrypt", "cenc", "--content-key-file", malformed], 65, "bad.key"),
             (base + ["--encrypt", "cenc", "--content-key-file", open], 64, "open.key"),
+            (base + ["--encrypt", "cbcs", "--content-key-file", cpix], 65, "keys.cpix"),
+            (["transcode", input, h.path("out/x.ts"), "-c", config, "--var", "email=e", "--encrypt", "cbcs", "--content-key-file", good], 64,
+             "--encrypt applies to whole presentations"),
             (["transcode", input, h.path("out/x.mp4"), "-c", config, "--var", "email=e", "--encrypt", "cenc", "--content-key-file", good], 64,
              "--encrypt applies to whole presentations"),
             (base + ["--encrypt", "cbcs"], 64, "--encrypt needs --content-key-file"),
