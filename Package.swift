@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // Dependency arrows point one way:
@@ -89,6 +90,9 @@ let package = Package(
 )
 
 /// The pixel and tracing loops (marks drawn, copies compared and scored) built with optimisation in
-/// debug builds too: unoptimised they run 4–5 times slower, and the end-to-end tests run them for
-/// minutes. Debugging them needs `swift build -c debug -Xswiftc -Onone`.
-var optimizedInDebug: [SwiftSetting] { [.unsafeFlags(["-O"], .when(configuration: .debug))] }
+/// debug builds when `VIDEOWM_TEST_OPTIMIZED=1` (scripts/test sets it): unoptimised they run 4–5
+/// times slower, and the end-to-end tests run them for minutes. Only then: SwiftPM refuses unsafe
+/// flags in a package used as a versioned dependency, and nobody else's build sets the variable.
+var optimizedInDebug: [SwiftSetting] {
+    ProcessInfo.processInfo.environment["VIDEOWM_TEST_OPTIMIZED"] == "1" ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
+}
