@@ -109,6 +109,52 @@ struct CacheAndLibraryTests {
         #expect(try revision() != third)  // a missing logo is a change too (indexing then says why)
     }
 
+    @Test("lecture.json's encryption: the key read and checked, its IVs one per file name, a new key a new revision")
+    func readsALecturesEncryption() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ServeFixture.makeLecture(named: "a", in: folder)
+        let lecture = folder + "/a"
+        func write(_ text: String, to file: String, mode: mode_t = 0o600) throws {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: lecture + "/" + file))
+            chmod(lecture + "/" + file, mode)
+        }
+        try write("0123456789abcdef0123456789abcdef:00112233445566778899aabbccddeeff\n", to: "a.key")
+        try write(#"{"video": "lecture.mp4", "config": "marks.json", "encryption": {"scheme": "aes-128", "keyFile": "a.key"}}"#, to: "lecture.json")
+        let definition = try LectureDefinition.read(name: "a", folder: lecture, salt: [])
+        let encryption = try #require(definition.encryption)
+        #expect(encryption.scheme == .aes128 && encryption.keyBytes.count == 16 && encryption.keyFile == lecture + "/a.key")
+        // Each file name its own IV; the same name the same bytes; the clear bytes back with the key.
+        let clear = [UInt8](repeating: 7, count: 1000)
+        let one = try encryption.encrypt(clear, name: "a/r1/own/s1/source/1.m4s")
+        #expect(one == (try encryption.encrypt(clear, name: "a/r1/own/s1/source/1.m4s")))
+        #expect(one != (try encryption.encrypt(clear, name: "a/r1/own/s2/source/1.m4s")))
+        #expect(one.count == 1008 && one != clear)
+        #expect(try encryption.decrypt(one, name: "a/r1/own/s1/source/1.m4s") == clear)
+        let tag = try encryption.keyTag(keyURI: "/v1/a/r1/key?token=t", name: "a/r1/own/s1/source/1.m4s")
+        let prefix = #"#EXT-X-KEY:METHOD=AES-128,URI="/v1/a/r1/key?token=t",IV=0x"#
+        #expect(tag.hasPrefix(prefix) && tag.count == prefix.count + 32, "\(tag)")
+        #expect(LectureEncryption.encrypts(Resource(rendition: "source", file: .segment(1))))
+        #expect(!LectureEncryption.encrypts(Resource(rendition: "source", file: .initialization)))
+        // A new key: a new revision.
+        try write("0123456789abcdef0123456789abcdef:ffeeddccbbaa99887766554433221100\n", to: "a.key")
+        #expect(try LectureDefinition.read(name: "a", folder: lecture, salt: []).revision != definition.revision)
+        let problems: [(json: String, key: (String, mode_t)?, says: String)] = [
+            (#""encryption": {"scheme": "aes-128", "keyFile": "a.key"}"#, ("0123:4567\n", 0o600), "encryption.keyFile: "),
+            (#""encryption": {"scheme": "aes-128", "keyFile": "a.key"}"#, ("0123456789abcdef0123456789abcdef:00112233445566778899aabbccddeeff\n", 0o644), "chmod 600"),
+            (#""encryption": {"scheme": "aes-128", "keyFile": "gone.key"}"#, nil, "gone.key"),
+            (#""encryption": {"scheme": "cbcs", "keyFile": "a.key"}"#, nil, "encryption.scheme must be \"aes-128\", got \"cbcs\""),
+            (#""encryption": {"keyFile": "a.key"}"#, nil, "encryption.scheme is missing"),
+            (#""encryption": {"scheme": "aes-128", "key": "00"}"#, nil, "encryption: unknown field 'key'"),
+            (#""encryption": "aes-128""#, nil, "encryption must be an object"),
+        ]
+        for (json, key, says) in problems {
+            if let (text, mode) = key { try write(text, to: "a.key", mode: mode) }
+            try write(#"{"video": "lecture.mp4", "config": "marks.json", "# + json + "}", to: "lecture.json")
+            #expect { try LectureDefinition.read(name: "a", folder: lecture, salt: []) } throws: { "\($0)".contains(says) }
+        }
+    }
+
     @Test func readsLectureDefinitions() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
