@@ -200,6 +200,16 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     private func answer(_ request: Authorised, _ lecture: any PreparedLecture, _ copy: any StudentCopy) -> HTTPReply {
         let query = "?token=" + request.token
         let served = Served(request: request, lecture: lecture, copy: copy)
+        // The playlists' file URIs, and for those of encrypted segments the name their IV is made
+        // from (their cache key), recorded as the copy names them: the key tags need no URI read back.
+        var encryptedNames: [String: String] = [:]
+        let encryption = request.entry.definition.encryption
+        func uri(_ resource: Resource, _ ownership: ResourceOwnership) -> String {
+            let route = served.route(of: resource, ownership)
+            let uri = route.path(lecture: request.name) + query
+            if encryption != nil, LectureEncryption.encrypts(resource) { encryptedNames[uri] = FileMaking.cacheKey(route, lecture: request.name) }
+            return uri
+        }
         switch request.route {
         case .master:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
@@ -207,15 +217,13 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             do {
                 playback = try copy.playbackPlaylist(mediaPlaylistURI: { rendition in
                     LectureRoute.mediaPlaylist(revision: request.revision, rendition: rendition).path(lecture: request.name) + query
-                }, resourceURI: { resource, ownership in
-                    served.route(of: resource, ownership).path(lecture: request.name) + query
-                })
+                }, resourceURI: uri)
             } catch {
                 log.event("playlist failed: lecture \(request.name), master playlist (student \(request.student)): \(error)")
                 return .now(.text(500, "playlist failed", headers: [("Cache-Control", "no-store")] + Self.cors))
             }
             if let rendition = playback.startRendition { startPlayback(served, in: rendition) }
-            return servedPlaylist(playback.text, served)
+            return servedPlaylist(playback.text, served, encryptedNames: encryptedNames)
         case .prepare:
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
             do {
@@ -227,12 +235,10 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
             }
             return .now(HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")] + Self.cors))
         case .mediaPlaylist(_, let rendition):
-            guard let text = copy.mediaPlaylist(rendition: rendition, uri: { resource, ownership in
-                served.route(of: resource, ownership).path(lecture: request.name) + query
-            }) else { return .now(request.authorizeOnly ? forbidden : notFound) }
+            guard let text = copy.mediaPlaylist(rendition: rendition, uri: uri) else { return .now(request.authorizeOnly ? forbidden : notFound) }
             if request.authorizeOnly { return .now(HTTPResponse(status: 204)) }
             renderAhead(served, in: rendition, after: nil)
-            return servedPlaylist(text, served)
+            return servedPlaylist(text, served, encryptedNames: encryptedNames)
         case .key:
             preconditionFailure("the key is answered before a student's copy is made")
         case .shared(_, let path), .own(_, _, let path):
@@ -290,24 +296,20 @@ final class OriginHandler: HTTPHandler, @unchecked Sendable {
     }
 
     /// A playlist as served: for an encrypted lecture, each encrypted segment preceded by its key
-    /// tag (the key's URL with the student's token, the IV its cache key names, as `FileMaking`
-    /// encrypts it).
-    private func servedPlaylist(_ text: String, _ served: Served) -> HTTPReply {
+    /// tag (the key's URL with the student's token, the IV of the name `encryptedNames` gives its
+    /// URI: its cache key, as `FileMaking` encrypts it).
+    private func servedPlaylist(_ text: String, _ served: Served, encryptedNames: [String: String]) -> HTTPReply {
         let request = served.request
         guard let encryption = request.entry.definition.encryption else { return .now(playlist(text, request: request.http)) }
         let keyURI = LectureRoute.key(revision: request.revision).path(lecture: request.name) + "?token=" + request.token
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines: [String] = []
         do {
-            var n = 1
-            while n < lines.count {
-                // A segment's URI, after its EXTINF: the route it names, read back into its typed resource.
-                if !lines[n].hasPrefix("#"), lines[n - 1].hasPrefix("#EXTINF:"), let target = RequestTarget(lines[n]),
-                   case .lecture(_, let route)? = Route(path: target.path), let path = route.file,
-                   let resource = served.lecture.resource(rendition: path.rendition, file: path.file), LectureEncryption.encrypts(resource) {
-                    lines.insert(try encryption.keyTag(keyURI: keyURI, name: FileMaking.cacheKey(route, lecture: request.name)), at: n - 1)
-                    n += 1
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+                // A segment's URI follows its EXTINF: the tag goes before the EXTINF.
+                if let name = encryptedNames[line], let extinf = lines.last, extinf.hasPrefix("#EXTINF:") {
+                    lines.insert(try encryption.keyTag(keyURI: keyURI, name: name), at: lines.count - 1)
                 }
-                n += 1
+                lines.append(line)
             }
         } catch {
             log.event("playlist failed: lecture \(request.name) (student \(request.student)): \(error)")

@@ -33,14 +33,6 @@ enum LectureRoute: Equatable {
     case shared(revision: String, ResourcePath)
     case own(revision: String, student: String, ResourcePath)
 
-    /// Where a file route's file sits (a shared or a student's own file), nil for other routes.
-    var file: ResourcePath? {
-        switch self {
-        case .shared(_, let path), .own(_, _, let path): path
-        case .master, .prepare, .mediaPlaylist, .key: nil
-        }
-    }
-
     var revision: String? {
         switch self {
         case .master, .prepare: nil
