@@ -50,7 +50,10 @@ struct ServeCommand: ToolCommand {
         discussion: """
         An HTTP origin for per-student HLS. LIBRARY holds one folder per lecture with a
         lecture.json: {"video", "config"} and optionally "segment", "preset", "crf",
-        "ladder", "subtitles" (batch's options of those names). A student's URL is
+        "ladder", "subtitles" (batch's options of those names), and "encryption":
+        {"scheme": "aes-128", "keyFile": "lecture.key"} to serve every media segment
+        AES-128 encrypted, the key (KID:KEY, chmod 600) answered at /v1/NAME/REV/key only to
+        tokens for that lecture. A student's URL is
         http://HOST:PORT/v1/NAME/master.m3u8?token=JWT, the token signed by the platform with
         HS256 and the token key, with the claims lecture, vars, exp and optionally nbf. Every
         URL the playlist leads to carries the token. Shared segments are made once and sent
