@@ -42,7 +42,9 @@ let package = Package(
         // libmicrohttpd, the HTTP/1.1 server under `videowm serve` (Sources/VideoWMServe/HTTP).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Tesseract's C API: `trace` reads the text of the mark in a still picture (Sources/VideoWM/TextRecognition).
-        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
+        // Its header only: the library is opened when a still is first read (Sources/CTesseract/shim.h), not
+        // linked into every command (no pkgConfig, whose flags would link it).
+        .systemLibrary(name: "CTesseract", providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
         // JPEG files are read and written by libjpeg-turbo through a small C wrapper (libjpeg reports errors by longjmp).
         // No unsafeFlags anywhere, so other packages can depend on VideoWM by version; bench/run asks for the
         // DWARF 4 debug info Debian 12's valgrind needs with `-Xcc -gdwarf-4` on its own command line.

@@ -41,6 +41,7 @@ struct ExitStatusTests {
             (KeyFileError(file: "platform.key", problem: .wrongSize(bytes: 31, expected: 32...32)), .usage),
             (CryptoError(operation: "RAND_bytes"), .resourcesExhausted),
             // A trace of a still needs Tesseract's model: missing, as a missing font is.
+            (TextRecognitionError(.libraryMissing), .noInput),
             (TextRecognitionError(.modelMissing(language: "eng")), .noInput),
             (TextRecognitionError(.engineUnavailable), .resourcesExhausted),
         ]

@@ -66,42 +66,43 @@ final class TextRecognizer {
     /// Tesseract looks (`TESSDATA_PREFIX`, else the distribution's folder). `characters`, when
     /// given, are the only ones it may read.
     init(language: String = "eng", characters: String? = nil) throws {
-        guard let api = TessBaseAPICreate() else { throw TextRecognitionError(.engineUnavailable) }
+        guard videowm_tesseract_available() != 0 else { throw TextRecognitionError(.libraryMissing) }
+        guard let api = videowm_TessBaseAPICreate() else { throw TextRecognitionError(.engineUnavailable) }
         self.api = api
         // Set before the model loads: these decide which dictionaries are read at all.
         let settings = [("load_system_dawg", "0"), ("load_freq_dawg", "0"), ("debug_file", "/dev/null")]
         let started = withCStrings(settings.map(\.0)) { names in
             withCStrings(settings.map(\.1)) { values in
-                TessBaseAPIInit4(api, nil, language, OEM_LSTM_ONLY, nil, 0, names, values, settings.count, 0)
+                videowm_TessBaseAPIInit4(api, nil, language, OEM_LSTM_ONLY, nil, 0, names, values, settings.count, 0)
             }
         }
         guard started == 0 else { throw TextRecognitionError(.modelMissing(language: language)) }
-        if let characters { TessBaseAPISetVariable(api, "tessedit_char_whitelist", characters) }
+        if let characters { videowm_TessBaseAPISetVariable(api, "tessedit_char_whitelist", characters) }
     }
 
-    deinit { TessBaseAPIDelete(api) }
+    deinit { videowm_TessBaseAPIDelete(api) }
 
     /// Reads `picture` (dark text on a light ground reads best), laid out as `layout` says.
     func read(_ picture: LumaImage, layout: Layout) -> RecognizedText {
         var bytes = [UInt8](repeating: 255, count: picture.width * picture.height)
         for index in bytes.indices { bytes[index] = UInt8(min(max(picture.pixels[index] + 0.5, 0), 255)) }
-        TessBaseAPISetPageSegMode(api, layout.pageSegmentation)
+        videowm_TessBaseAPISetPageSegMode(api, layout.pageSegmentation)
         bytes.withUnsafeBufferPointer { buffer in
-            TessBaseAPISetImage(api, buffer.baseAddress, Int32(picture.width), Int32(picture.height), 1, Int32(picture.width))
+            videowm_TessBaseAPISetImage(api, buffer.baseAddress, Int32(picture.width), Int32(picture.height), 1, Int32(picture.width))
             // A resolution stated keeps Tesseract from guessing one (and saying so on stderr).
-            TessBaseAPISetSourceResolution(api, 300)
-            _ = TessBaseAPIRecognize(api, nil)
+            videowm_TessBaseAPISetSourceResolution(api, 300)
+            _ = videowm_TessBaseAPIRecognize(api, nil)
         }
-        defer { TessBaseAPIClear(api) }
+        defer { videowm_TessBaseAPIClear(api) }
         return RecognizedText(lines: lines())
     }
 
     /// The recognised words grouped by line, from the engine's result iterator walked a
     /// character at a time: where each character is says where a reading's part lies.
     private func lines() -> [RecognizedText.Line] {
-        guard let iterator = TessBaseAPIGetIterator(api) else { return [] }
-        defer { TessResultIteratorDelete(iterator) }
-        let page = TessResultIteratorGetPageIterator(iterator)
+        guard let iterator = videowm_TessBaseAPIGetIterator(api) else { return [] }
+        defer { videowm_TessResultIteratorDelete(iterator) }
+        let page = videowm_TessResultIteratorGetPageIterator(iterator)
         var lines: [RecognizedText.Line] = []
         var current: [RecognizedText.Word] = []
         var word: RecognizedText.Word?
@@ -110,24 +111,24 @@ final class TextRecognizer {
             word = nil
         }
         repeat {
-            if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 {
+            if videowm_TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 {
                 endWord()
                 if !current.isEmpty { lines.append(RecognizedText.Line(words: current)) }
                 current = []
             }
-            if TessPageIteratorIsAtBeginningOf(page, RIL_WORD) != 0 {
+            if videowm_TessPageIteratorIsAtBeginningOf(page, RIL_WORD) != 0 {
                 endWord()
                 if let box = Self.box(page, level: RIL_WORD) {
-                    word = RecognizedText.Word(text: "", confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)), box: box, characterBoxes: [])
+                    word = RecognizedText.Word(text: "", confidence: Double(videowm_TessResultIteratorConfidence(iterator, RIL_WORD)), box: box, characterBoxes: [])
                 }
             }
-            guard word != nil, let text = TessResultIteratorGetUTF8Text(iterator, RIL_SYMBOL) else { continue }
-            defer { TessDeleteText(text) }
+            guard word != nil, let text = videowm_TessResultIteratorGetUTF8Text(iterator, RIL_SYMBOL) else { continue }
+            defer { videowm_TessDeleteText(text) }
             let symbol = String(cString: text)
             guard !symbol.isEmpty, let box = Self.box(page, level: RIL_SYMBOL) ?? word?.box else { continue }
             word?.text += symbol
             word?.characterBoxes += Array(repeating: box, count: symbol.count)
-        } while TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
+        } while videowm_TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
         endWord()
         if !current.isEmpty { lines.append(RecognizedText.Line(words: current)) }
         return lines
@@ -135,7 +136,7 @@ final class TextRecognizer {
 
     private static func box(_ page: OpaquePointer?, level: TessPageIteratorLevel) -> PlaneRect? {
         var (left, top, right, bottom): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-        guard TessPageIteratorBoundingBox(page, level, &left, &top, &right, &bottom) != 0 else { return nil }
+        guard videowm_TessPageIteratorBoundingBox(page, level, &left, &top, &right, &bottom) != 0 else { return nil }
         return PlaneRect(minX: Double(left), minY: Double(top), maxX: Double(right), maxY: Double(bottom))
     }
 }

@@ -75,9 +75,9 @@ func exitStatus(for error: any Error) -> ExitStatus {
     case is InputError:
         return .noInput
     case let error as TextRecognitionError:
-        // Tesseract's model is an input the trace needs, as a font is; an engine that cannot start is out of memory.
+        // Tesseract's library and model are inputs the trace needs, as a font is; an engine that cannot start is out of memory.
         switch error.problem {
-        case .modelMissing: return .noInput
+        case .libraryMissing, .modelMissing: return .noInput
         case .engineUnavailable: return .resourcesExhausted
         }
     // A content key file (--content-key-file): missing 66, open to others 64 (as the token key's), unreadable content 65.
