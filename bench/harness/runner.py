@@ -45,6 +45,7 @@ class Job:
         self.variants = []  # dicts: key, label, cmd, out, check, before
         self.ratios = []    # dicts: num, den, target, what, kind ("wall", "cpu" or "rss")
         self.notes = []
+        self.afterwards = []  # callables run once after the reps, each returning a note (or None)
 
     def add(self, key, label, cmd, out=None, check=None, before=None, display_cmd=None):
         self.variants.append({"key": key, "label": label, "cmd": cmd, "out": out, "check": check,
@@ -69,6 +70,10 @@ class Job:
                     f"{m['cpu']:7.2f} s cpu {m['rss_kb'] / 1024:7.1f} MB  (load {m['load']:.1f})")
                 if rep == 0 and v["check"]:
                     checks[v["key"]] = v["check"]()
+        for afterwards in self.afterwards:
+            extra = afterwards()
+            if extra:
+                self.notes.append(extra)
         return {
             "number": self.number, "title": self.title, "started": started, "reps": self.reps,
             "variants": [{"key": v["key"], "label": v["label"], "command": display(v["display"], work),

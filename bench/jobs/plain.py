@@ -3,6 +3,7 @@ import os
 
 from harness.checks import video_check
 from harness.commands import ffmpeg_plain, videowm_transcode
+from harness.memory_map import note, peak_rss
 from harness.runner import Job
 
 NUMBERS = (1,)
@@ -24,4 +25,7 @@ def plan_height(ctx, h):
     j.ratio("videowm-plain", "ffmpeg-plain", "videowm re-encode, no marks / ffmpeg plain", 1.00)
     j.ratio("videowm-empty", "ffmpeg-plain", "videowm empty config / ffmpeg plain", 1.00)
     j.ratio("videowm-plain", "ffmpeg-plain", "peak RSS videowm / ffmpeg", 1.00, kind="rss")
+    # Where a difference in peak RSS lies: in the work's buffers, or in the code each program maps.
+    commands = {v["key"]: v["cmd"] for v in j.variants}
+    j.afterwards.append(lambda: note(peak_rss(commands["videowm-plain"]), peak_rss(commands["ffmpeg-plain"])))
     return j
