@@ -29,19 +29,38 @@ final class SegmentEncoder {
     /// is already converted as this row's marker converts (`FrameMarker.Conversion`), by another
     /// row's marker of the same conversion.
     func consume(_ frame: Frame, pts: Int64, exclusive: Bool, converted: Bool = false) throws {
+        try encode(try mark(frame, pts: pts, exclusive: exclusive, converted: converted), exclusive: exclusive)
+    }
+
+    /// The first half of `consume`: the picture presented at `pts` marked for this row, ready for
+    /// `encode(_:exclusive:)`, which must follow before this row marks another. Not exclusive, the
+    /// picture is this row's own (a copy where it was drawn on; where nothing was drawn, a
+    /// reference only read from), so rows' encodes may then run side by side.
+    func mark(_ frame: Frame, pts: Int64, exclusive: Bool, converted: Bool = false) throws -> Frame {
         var picture = frame
         if !exclusive {
             try scratchFrame.reference(frame, file: file)
             picture = scratchFrame
         }
+        do {
+            let time = plan.time(pts)
+            let marked = converted ? try making.marker.draw(on: picture, at: time) : try making.marker.mark(picture, at: time)
+            marked.presentationTimestamp = pts
+            // The decoder's picture type would carry the input's keyframes over: only the segment's
+            // first picture and --gop's schedule place them.
+            if first || making.setup.forcedKeyframes.contains(pts) { marked.requestKeyframe() } else { marked.clearPictureType() }
+            first = false
+            return marked
+        } catch {
+            if !exclusive { scratchFrame.unref() }
+            throw error
+        }
+    }
+
+    /// The second half of `consume`: encodes the picture `mark` returned, then lets go of the frame
+    /// this row shared. Touches nothing but this row's encoder and frames.
+    func encode(_ marked: Frame, exclusive: Bool) throws {
         defer { if !exclusive { scratchFrame.unref() } }
-        let time = plan.time(pts)
-        let marked = converted ? try making.marker.draw(on: picture, at: time) : try making.marker.mark(picture, at: time)
-        marked.presentationTimestamp = pts
-        // The decoder's picture type would carry the input's keyframes over: only the segment's
-        // first picture and --gop's schedule place them.
-        if first || making.setup.forcedKeyframes.contains(pts) { marked.requestKeyframe() } else { marked.clearPictureType() }
-        first = false
         try encoder.send(marked)
         try collect()
     }
@@ -63,14 +82,20 @@ final class SegmentEncoder {
         }
     }
 
-    /// Drains the encoder; its packets in decode order, timestamps in the input's time base.
+    /// The packets once drained (`finish` is called again when the segment is written).
+    private var finished: [Packet]?
+
+    /// Drains the encoder; its packets in decode order, timestamps in the input's time base. Once
+    /// drained, the same packets again.
     func finish() throws -> [Packet] {
+        if let finished { return finished }
         try encoder.send(nil)
         try collect()
         if let superframes { packets += try superframes.filter(nil) }
         if encoder.timeBase != plan.timeBase {
             for packet in packets { packet.rescale(from: encoder.timeBase, to: plan.timeBase) }
         }
+        finished = packets
         return packets
     }
 

@@ -103,25 +103,29 @@ final class SegmentMaker {
             var conversionCounts: [FrameMarker.Conversion: Int] = [:]
             for encoder in encoders.values { conversionCounts[encoder.conversion, default: 0] += 1 }
             let shared = Set(conversionCounts.filter { $0.value > 1 }.keys)
+            let exclusive = encoders.count == 1
             let onPicture = { (frame: Frame, pts: Int64) in
                 var converted: [FrameMarker.Conversion: Frame] = [:]
+                var marked: [SideBySideEncodes.Picture] = []
                 for (n, encoder) in encoders.sorted(by: { $0.key < $1.key }) where failures[n] == nil {
                     do {
                         let conversion = encoder.conversion
                         guard shared.contains(conversion) else {
-                            try encoder.consume(frame, pts: pts, exclusive: encoders.count == 1)
+                            marked.append(.init(row: n, encoder: encoder, frame: try encoder.mark(frame, pts: pts, exclusive: exclusive)))
                             continue
                         }
                         let picture = try converted[conversion] ?? encoder.converted(frame, pts: pts)
                         converted[conversion] = picture
-                        try encoder.consume(picture, pts: pts, exclusive: false, converted: true)
+                        marked.append(.init(row: n, encoder: encoder, frame: try encoder.mark(picture, pts: pts, exclusive: false, converted: true)))
                     } catch {
                         failures[n] = error
                     }
                 }
+                for (n, error) in SideBySideEncodes.encode(marked, exclusive: exclusive) { failures[n] = error }
             }
             decoded = decodesContinuously(seeking: seeking) ? try decodeContinuously(segment: k, onPicture: onPicture)
                                                              : try decode(packets.video, segment: k, onPicture: onPicture)
+            for (n, error) in SideBySideEncodes.finish(encoders.filter { failures[$0.key] == nil }) { failures[n] = error }
         }
         var shared: Result<Made, Error>?
         var results: [Result<Made, Error>?] = []
