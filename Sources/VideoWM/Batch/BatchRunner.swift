@@ -219,10 +219,15 @@ public struct BatchRunner {
             return
         }
         var outputs: [GroupOutput] = []
+        // The outputs mark pictures side by side (`consumeSideBySide`): their warnings reach the
+        // caller's handler one at a time.
+        let warningLock = NSLock()
+        let handler = warn
+        let warnInTurn: WarningHandler = { message in warningLock.withLock { handler(message) } }
         for row in group {
             do {
                 outputs.append(try GroupOutput(row: row, source: source, config: config, images: images, settings: settings,
-                                               splice: rendering.rows[row.number]?.job, overwrite: force, warn: warn))
+                                               splice: rendering.rows[row.number]?.job, overwrite: force, warn: warnInTurn))
             } catch {
                 try finish(row, error)
             }
@@ -247,9 +252,22 @@ public struct BatchRunner {
             }
         }
 
+        /// `forEachOutput` for a decoded picture: the outputs mark and encode it side by side (each
+        /// output's marks, encoder and file its own; the picture shared, copied on write), then the
+        /// failed ones are abandoned and reported in row order, as `forEachOutput` would.
+        func consumeSideBySide(_ timed: VideoSource.TimedFrame) throws {
+            let failures = SideBySide.run(outputs.map(\.output)) { try $0.consume(timed, exclusive: false) }
+            guard !failures.isEmpty else { return }
+            let failed = failures.map { (outputs[$0.index], $0.error) }
+            outputs.removeAll { output in failed.contains { $0.0.output === output.output } }
+            for (output, _) in failed { output.output.abandon() }
+            for (output, error) in failed { try finish(output.row, error) }
+            if outputs.isEmpty { throw EveryOutputFailed() }
+        }
+
         do {
             try source.run(selection: selection, onFrame: { timed in
-                try forEachOutput { try $0.consume(timed, exclusive: false) }
+                try consumeSideBySide(timed)
                 tracker.groupReached(seconds: source.lastTimeSeconds, activeOutputs: outputs.count)
                 onProgress(tracker.snapshot())
             }, onPacket: { packet, videoPacket in
