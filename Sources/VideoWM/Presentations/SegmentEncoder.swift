@@ -1,7 +1,8 @@
 import Animation
 
 /// One row's encoder for one segment: marks each picture, encodes it with a fresh encoder (an
-/// IDR first), and keeps the packets until the segment is written.
+/// IDR first), and keeps the packets until the segment is written. Marking and encoding are two
+/// steps, so a segment's rows can mark in turn and encode side by side (`SideBySideEncodes`).
 final class SegmentEncoder {
     private let making: PresentationRow.VideoMaking
     private let plan: PresentationPlan
@@ -24,18 +25,12 @@ final class SegmentEncoder {
         superframes = encoder.name == "libvpx-vp9" ? try BitstreamFilter(name: "vp9_superframe", encoder: encoder, file: file) : nil
     }
 
-    /// Marks and encodes the picture presented at `pts`; `exclusive` when no other row shares the
-    /// frame (it may be marked in place; otherwise it is copied on write). `converted`: the frame
-    /// is already converted as this row's marker converts (`FrameMarker.Conversion`), by another
-    /// row's marker of the same conversion.
-    func consume(_ frame: Frame, pts: Int64, exclusive: Bool, converted: Bool = false) throws {
-        try encode(try mark(frame, pts: pts, exclusive: exclusive, converted: converted), exclusive: exclusive)
-    }
-
-    /// The first half of `consume`: the picture presented at `pts` marked for this row, ready for
-    /// `encode(_:exclusive:)`, which must follow before this row marks another. Not exclusive, the
-    /// picture is this row's own (a copy where it was drawn on; where nothing was drawn, a
-    /// reference only read from), so rows' encodes may then run side by side.
+    /// Marks the picture presented at `pts` for this row and returns it, for `encode(_:exclusive:)`,
+    /// which must follow before this row marks another. `exclusive` when no other row shares the
+    /// frame (it may be marked in place; otherwise it is copied on write, so the picture returned is
+    /// this row's own, or a reference only read from where nothing was drawn: rows' encodes may then
+    /// run side by side). `converted`: the frame is already converted as this row's marker converts
+    /// (`FrameMarker.Conversion`), by another row's marker of the same conversion.
     func mark(_ frame: Frame, pts: Int64, exclusive: Bool, converted: Bool = false) throws -> Frame {
         var picture = frame
         if !exclusive {
@@ -57,8 +52,8 @@ final class SegmentEncoder {
         }
     }
 
-    /// The second half of `consume`: encodes the picture `mark` returned, then lets go of the frame
-    /// this row shared. Touches nothing but this row's encoder and frames.
+    /// Encodes the picture `mark` returned, then lets go of the frame this row shared. Touches
+    /// nothing but this row's encoder and frames.
     func encode(_ marked: Frame, exclusive: Bool) throws {
         defer { if !exclusive { scratchFrame.unref() } }
         try encoder.send(marked)
