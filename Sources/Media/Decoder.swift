@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Overlay
 
 /// An owned decoding `AVCodecContext` for one input stream.
 package final class Decoder {
@@ -184,6 +185,10 @@ extension MediaError {
         if code == AVErrorCode.exit { throw InterruptedError() }
         let error = MediaError(file: file, operation: "decoding", code: ErrorCode(ffmpeg: code))
         if error.isResourceExhausted { throw error }
+        // At the address-space limit (ulimit -v) a decoder's failed allocation comes back as
+        // damaged data ("invalid data", a slice that would not decode): the run is out of memory,
+        // not the input at fault, as `check` says for other calls.
+        if !SystemShortage.addressSpaceAvailable() { throw ResourceError.memory("(\(error))") }
         return error
     }
 }

@@ -66,8 +66,8 @@ struct ReliabilityMemoryTests {
             if outcome.exitStatus == 0 { high = middle } else { low = middle }
         }
         // Every few megabytes below the need, down to where the binary cannot load. The window is
-        // narrow for stamp (about 12 MB since videowm links Tesseract for a still's trace: the
-        // loader maps it for every command), so the steps are 3 MB.
+        // narrow for stamp (about 12 MB when videowm linked Tesseract, which the loader mapped for
+        // every command; it is opened only for a still's trace now), so the steps are 3 MB.
         var swept = 0, failed = 0
         for megabytes in stride(from: high - 2, through: max(high - 120, 32), by: -3) {
             guard let outcome = try run(h, arguments, megabytes: megabytes) else { break }

@@ -165,6 +165,8 @@ final class MarkedOutput {
     /// output holding only the audio.
     func finish() throws {
         guard framesWritten > 0 else {
+            // Out of address space (ulimit -v), a decoder may conceal every picture rather than say so.
+            if !SystemShortage.addressSpaceAvailable() { throw ResourceError.memory("decoding \(source.path)") }
             throw MediaError(file: source.path, detail: "its video stream has no frame that can be decoded (truncated or damaged)")
         }
         switch video {
