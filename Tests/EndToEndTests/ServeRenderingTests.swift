@@ -280,9 +280,12 @@ extension ServeRenderingTests {
         }
         load.start()
         let deadline = Date().addingTimeInterval(20)
-        // Signalled while students' own segments render (the shared init and segment 0 are made: they are past them).
-        while !(server.metric("videowm_renders_total", labels: #"{kind="shared"}"#) >= 2 && server.metric("videowm_render_workers_busy") > 0)
-                && Date() < deadline { usleep(10_000) }
+        // Signalled while students' own segments render (the shared init and segment 0 are made: they are past them)
+        // and a student's request waits for one: a busy worker alone may be rendering ahead of any request (seen
+        // in CI: the drain then found nothing in flight). Each request is a connection of its own, and this
+        // metrics request is one too.
+        while !(server.metric("videowm_renders_total", labels: #"{kind="shared"}"#) >= 2 && server.metric("videowm_render_workers_busy") > 0
+                && server.metric("videowm_http_connections") >= 2) && Date() < deadline { usleep(10_000) }
         let signalled = Date()
         let status = server.stop(SIGTERM, within: 15)
         let took = Date().timeIntervalSince(signalled)
