@@ -162,7 +162,13 @@ def setup(work, binary, seconds, name):
     return lecture, config, csv, rows, keys
 
 
-def run(binary, work, quick=False, seed=41, named_trials=None, false_trials=None, skip_speed=False):
+def evidence(report):
+    """The still's instants and its strongest rows' two readings, kept for analysis."""
+    still = report.get("still") or {}
+    return {"earliest": still.get("earliestSeconds"), "latest": still.get("latestSeconds"), "rows": still.get("rows", [])[:3]}
+
+
+def run(binary, work, quick=False, seed=41, named_trials=None, false_trials=None, skip_speed=False, trace_kinds=None):
     rng = random.Random(seed)
     results = {"speed": [], "false_positives": [], "detection": []}
     # 1. Speed against the 150-s lecture.
@@ -210,6 +216,8 @@ def run(binary, work, quick=False, seed=41, named_trials=None, false_trials=None
         posted = ["screenshot", "photo", "crop"][(trial // 3) % 3]
         still = os.path.join(work, "fp-posted." + ("png" if posted == "screenshot" else "jpg"))
         getattr(pictures, posted)(frame, still, at) if posted == "screenshot" else getattr(pictures, posted)(frame, still)
+        if trace_kinds and kind not in trace_kinds:
+            continue  # made all the same, so the trials after it are the ones a full run makes
         outcome = trace(binary, still, lecture, config, csv, key)
         report = outcome["report"]
         ranking = report.get("ranking", [])
@@ -217,7 +225,7 @@ def run(binary, work, quick=False, seed=41, named_trials=None, false_trials=None
         named = [row["row"] for row in report.get("identified", [])]
         forged = (report.get("still") or {}).get("forgedRows", [])
         results["false_positives"].append({"kind": kind, "posted": posted, "at": at, "named": named, "best": best, "status": outcome["status"],
-                                           "forged": forged, "wall": outcome["wall"]})
+                                           "forged": forged, "wall": outcome["wall"], "evidence": evidence(report)})
         print(f"fp {trial + 1}/{trials} {kind} as {posted}: named {named}, best {best:.2g}, forged {forged}", flush=True)
     # 3. Detection against the same 40-s lecture: every posted kind in turn.
     trials = named_trials if named_trials is not None else 9 if quick else 60
@@ -235,7 +243,7 @@ def run(binary, work, quick=False, seed=41, named_trials=None, false_trials=None
         ranking = report.get("ranking", [])
         own = next((row["falseMatchProbability"] for row in ranking if row["row"] == number + 1), 1.0)
         results["detection"].append({"posted": posted, "at": at, "row": number + 1, "named": named, "own": own,
-                                     "status": outcome["status"], "wall": outcome["wall"]})
+                                     "status": outcome["status"], "wall": outcome["wall"], "evidence": evidence(report)})
         print(f"tp {trial + 1}/{trials} row {number + 1} at {at:.2f} s as {posted}: named {named}, own {own:.2g}", flush=True)
     with open(os.path.join(work, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
@@ -291,9 +299,12 @@ def main():
     parser.add_argument("--seed", type=int, default=41)
     parser.add_argument("--named", type=int, help="detection trials (default 60, 9 with --quick)")
     parser.add_argument("--false", dest="false_trials", type=int, help="false-positive trials (default 210, 12 with --quick)")
+    parser.add_argument("--trace-kinds", help="comma-separated false-positive kinds to trace (unmarked, another key, forgery); "
+                        "the others are made but not traced, so a seed gives the same stills as a full run")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed part (and its 150-s lecture)")
     args = parser.parse_args()
-    _, markdown = run(os.path.abspath(args.binary), args.work, args.quick, args.seed, args.named, args.false_trials, args.no_speed)
+    _, markdown = run(os.path.abspath(args.binary), args.work, args.quick, args.seed, args.named, args.false_trials, args.no_speed,
+                      [kind.strip() for kind in args.trace_kinds.split(",")] if args.trace_kinds else None)
     out = args.out or os.path.join(args.work, "report.md")
     with open(out, "w") as f:
         f.write(markdown)
