@@ -61,9 +61,47 @@ struct StillEvidenceTests {
         let positions = StillEvidence.positions(of: rows, difference: difference)
         #expect(positions[2].pValue < 0.01 && positions.enumerated().allSatisfy { $0.offset == 2 || $0.element.pValue > positions[2].pValue })
         let reading = MarkReading(text: "grace.hopper2@examp1e.edu", confidence: 80, box: Self.rowRects[2].insetBy(dx: 2, dy: 1), source: .opacity)
-        let verdict = StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts))
+        let verdict = StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts),
+                                                 difference: difference)
         #expect(verdict.named.map(\.row) == [2])
         #expect(verdict.forged.isEmpty && verdict.named.first?.located == true)
+    }
+
+    /// A still that does not pin its instant (a crop without the pointer, a slide held for
+    /// seconds) offers a row's mark many places, one per instant its path passes in that time. A
+    /// classmate's address typed where one of them happens to be reads as that row's, where its
+    /// copy draws it, yet a place of the forger's choosing fits one of so many by chance too
+    /// often: nobody is named, and the row's false-match probability is no smaller than that
+    /// chance. The same mark where the still pins one instant names its row.
+    @Test func anAddressTypedOnOneOfManyPlacesTheStillAllowsNamesNobody() throws {
+        let footprint = MarkFootprint(width: 60, height: 10, layoutBox: PixelRect(x: 0, y: 0, width: 60, height: 10),
+                                      displayWidth: 200, displayHeight: 100, insetPixels: 0, isTiled: false)
+        let places = (0..<48).map { (n: Int) -> PlaneRect in
+            PlaneRect(x: Double(18 * (n % 8)), y: Double(15 * (n / 8)), width: 60, height: 10)
+        }
+        let typed = places[19]
+        func verdict(rowPlaces: [PlaneRect]) -> StillVerdict {
+            var (rows, difference) = Self.scene(markAt: typed, rowRects: Self.rowRects)
+            rows[2] = StillRowMarks(traced: [StillRowMarks.Traced(footprint: footprint, rects: rowPlaces)],
+                                    texts: [StillRowMarks.Text(text: Self.texts[2], rects: rowPlaces, footprint: footprint)])
+            let positions = StillEvidence.positions(of: rows, difference: difference)
+            let reading = MarkReading(text: "grace.hopper2@example.edu", confidence: 90, box: typed, source: .opacity)
+            return StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts),
+                                                 difference: difference)
+        }
+        let unpinned = verdict(rowPlaces: places)
+        let grace = unpinned.ranking.first { $0.row == 2 }
+        #expect(unpinned.named.isEmpty && unpinned.forged.isEmpty, "\(unpinned.named.map { ($0.row, $0.score.falseMatchProbability) })")
+        #expect(grace?.located == true && (grace?.textPValue ?? 1) < 1e-6)
+        // Typed exactly on one of 48 places: 48 × (1/140 × 1/90) of the path's places lie as close.
+        let chance = try #require(grace?.forgeryChance)
+        #expect(abs(chance - 48.0 / (140 * 90)) < 1e-9 && grace!.score.falseMatchProbability >= chance, "\(String(describing: grace))")
+        #expect(verdict(rowPlaces: [typed]).named.map(\.row) == [2])
+        // One place only, but the address typed 8 px left and 3 px above it: close enough for the
+        // reading to sit where the copy draws it, not for a typed one to be unlikely there.
+        let near = verdict(rowPlaces: [PlaneRect(x: typed.minX + 8, y: typed.minY + 3, width: 60, height: 10)])
+        let nearGrace = near.ranking.first { $0.row == 2 }
+        #expect(near.named.isEmpty && nearGrace?.located == true && (nearGrace?.forgeryChance ?? 0) > 0.001, "\(String(describing: nearGrace))")
     }
 
     @Test func aTextReadWhereTheRowsKeyDoesNotPutItIsAForgery() {
@@ -71,7 +109,8 @@ struct StillEvidenceTests {
         let (rows, difference) = Self.scene(markAt: Self.rowRects[3], rowRects: Self.rowRects)
         let positions = StillEvidence.positions(of: rows, difference: difference)
         let reading = MarkReading(text: "grace.hopper2@example.edu", confidence: 90, box: Self.rowRects[3], source: .opacity)
-        let verdict = StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts))
+        let verdict = StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts),
+                                                 difference: difference)
         #expect(verdict.named.isEmpty)
         #expect(verdict.forged.map(\.row) == [2])
     }
@@ -93,7 +132,8 @@ struct StillEvidenceTests {
             let boxes = (junk ? [PlaneRect(x: box.minX, y: mark.minY, width: 5, height: 10), PlaneRect(x: box.minX + 6, y: mark.minY, width: 5, height: 10)] : [])
                 + (0..<glyphs).map { PlaneRect(x: mark.minX + Double($0) * step, y: mark.minY, width: step, height: 10) }
             let reading = MarkReading(text: line, confidence: 80, box: box, source: .opacity, characterBoxes: characterBoxes ? boxes : [])
-            return StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts))
+            return StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts),
+                                                 difference: difference)
         }
         let foreign = verdict(markAt: shifted, junk: true, characterBoxes: true)
         #expect(foreign.named.isEmpty && foreign.forged.map(\.row) == [2])
@@ -115,7 +155,8 @@ struct StillEvidenceTests {
         let positions = StillEvidence.positions(of: rows, difference: difference)
         // "ada.lovelace17" read, the rest unread: 171's text reads as well.
         let reading = MarkReading(text: "ada.lovelace17", confidence: 60, box: Self.rowRects[0], source: .opacity)
-        let verdict = StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts))
+        let verdict = StillEvidence.evaluate(rows: rows, positions: positions, readings: [reading], distinctiveness: TextDistinctiveness(texts: Self.texts),
+                                                 difference: difference)
         let evidence = verdict.ranking.first { $0.row == 0 }
         #expect((evidence?.textPValue ?? 0) >= 1.0 / 6)
         // Too weak to say where 171's mark should be: no forgery either.

@@ -72,6 +72,10 @@ public struct StillRowEvidence: Sendable {
     public var markOpacity: Double?
     /// The chance that a spot drawn as the row's path draws them holds as much mark (1: not seen).
     public var positionPValue: Double
+    /// When the text is read where the row's copy draws it: the chance that a mark put where
+    /// somebody liked, not knowing the key, lies as close to one of the row's places
+    /// (`StillEvidence.forgeryChance`); the row's false-match probability is at least this.
+    public var forgeryChance: Double?
     /// Both readings combined (Fisher's method) and the false-match probability over the rows.
     public var score: RowScore
     /// The text names this row but its copy's mark is elsewhere.
@@ -138,8 +142,12 @@ public enum StillEvidence {
     }
 
     /// Each row judged on both readings: `positions` from `positions(of:difference:)`, `readings` from OCR.
+    /// `difference` (the still against the frame) measures how close a mark read where a row's
+    /// copy draws it is to that place, against a forgery; without it a text read there counts as
+    /// the copy's own.
     public static func evaluate(rows: [StillRowMarks], positions: [PositionEvidence], readings: [MarkReading],
-                                distinctiveness: TextDistinctiveness, threshold: Double = TraceVerdict.identificationThreshold) -> StillVerdict {
+                                distinctiveness: TextDistinctiveness, difference: StillDifference?,
+                                threshold: Double = TraceVerdict.identificationThreshold) -> StillVerdict {
         precondition(positions.count == rows.count, "a position per row")
         let candidates = ReadingCandidates(readings)
         let text = TextEvidence(rows: rows, candidates: candidates, distinctiveness: distinctiveness)
@@ -184,10 +192,22 @@ public enum StillEvidence {
                 logFalseMatch = min(logFalseMatch, chosen)
             }
             logFalseMatch = min(0, logFalseMatch + log(2))
+            // A forger types a classmate's address where they like: then the text names that row
+            // whatever the still is, and only the place can refuse it. The key puts the row's mark
+            // at a place the forger cannot know, uniform over the path's range whatever place they
+            // chose, so the chance that a typed address sits where the row's copy draws it this
+            // closely is `forgeryChance`: a naming that rests on the text is no surer than that
+            // (a still that pins its instant and shows the mark's strokes sharply makes it small).
+            var forgeryChance: Double?
+            if located == true, let best, let footprint = row.texts[best.text].footprint, let difference {
+                let chance = Self.forgeryChance(rects: row.texts[best.text].rects, footprint: footprint, difference: difference)
+                forgeryChance = chance
+                logFalseMatch = max(logFalseMatch, log(max(chance, 1e-300)))
+            }
             let score = RowScore(row: index, slotsUsed: 1, log10PValue: logP / log(10), log10FalseMatch: logFalseMatch / log(10))
             evidence.append(StillRowEvidence(row: index, readings: best.map { candidates.members[$0.candidate] } ?? [],
                                              alignment: best?.alignment, textPValue: pText, located: located, markOpacity: position.strokes,
-                                             positionPValue: position.pValue, score: score))
+                                             positionPValue: position.pValue, forgeryChance: forgeryChance, score: score))
         }
         let ranking = evidence.sorted { ($0.score.log10PValue, $0.row) < ($1.score.log10PValue, $1.row) }
         let named = ranking.filter { $0.score.falseMatchProbability <= threshold && !$0.contradicted }
@@ -195,149 +215,6 @@ public enum StillEvidence {
             $0.contradicted && exp(Significance.logAnyOf(trials: rows.count, logP: log(max($0.textPValue, 1e-300)))) <= threshold
         } : []
         return StillVerdict(readings: readings, ranking: ranking, named: named, forged: forged)
-    }
-
-    /// The row's traced mark's strength where its path puts it (the best of its instants), and
-    /// the share of decoy spots, drawn as the path draws them, holding as much (times the
-    /// rectangles tried); (nil, 1) where the still shows none of it.
-    static func position(of row: StillRowMarks, decoys: inout DecoyTables) -> PositionEvidence {
-        var best: (strokes: Double, p: Double, rect: PlaneRect)?
-        let tries = max(1, row.traced.reduce(0) { $0 + $1.rects.count })
-        for layer in row.traced {
-            let seen = layer.rects.compactMap { rect in decoys.difference.markStrength(in: rect, ring: Self.ring(of: layer.footprint)).map { (rect: rect, value: $0) } }
-            guard let strongest = seen.max(by: { $0.value < $1.value }) else { continue }
-            guard let share = decoys.shareAtLeast(strongest.value, footprint: layer.footprint) else { continue }
-            let p = min(1, Double(tries) * share)
-            if p < best?.p ?? 2 { best = (strongest.value, p, strongest.rect) }
-        }
-        return PositionEvidence(strokes: best?.strokes, pValue: best?.p ?? 1, rect: best?.rect)
-    }
-
-    /// The places where a mark of `footprint`'s size holds the most strokes, strongest first,
-    /// none overlapping another by more than a third: where to read text, found by the marks'
-    /// known size rather than by guessing where a line of glyphs begins and ends.
-    public static func strongestPlaces(for footprint: MarkFootprint, difference: StillDifference, count: Int) -> [PlaneRect] {
-        let steps = (0..<decoyGrid).map { 100 * Double($0) / Double(decoyGrid - 1) }
-        let lefts = steps.map { Double(footprint.displayRect(xPercent: $0, yPercent: 0).x) }
-        let tops = steps.map { Double(footprint.displayRect(xPercent: 0, yPercent: $0).y) }
-        let (width, height) = (Double(footprint.width), Double(footprint.height))
-        var spots: [(rect: PlaneRect, value: Double)] = []
-        for top in tops {
-            for left in lefts {
-                let rect = PlaneRect(x: left, y: top, width: width, height: height)
-                if let value = difference.markStrength(in: rect, ring: ring(of: footprint)) { spots.append((rect, value)) }
-            }
-        }
-        spots.sort { $0.value > $1.value }
-        var chosen: [PlaneRect] = []
-        for spot in spots where chosen.count < count {
-            if chosen.contains(where: { $0.intersection(spot.rect).area > spot.rect.area / 3 }) { continue }
-            chosen.append(spot.rect)
-        }
-        return chosen
-    }
-
-    /// The band around a mark's rectangle its strength is measured against: a third of its height.
-    static func ring(of footprint: MarkFootprint) -> Double { Double(footprint.height) / 3 }
-
-    /// Steps per axis of the grid the location's chance is counted on.
-    static let locationGrid = 1001
-
-    /// The chance that a place the row's path could draw (uniform in x and y percent) covers
-    /// `box` as much as the best of `rects` does, times the rectangles tried (one per distinct
-    /// instant): a mark's rectangle covers a box by the product of its overlaps along each axis,
-    /// and each axis's left edge or top depends on one percentage only.
-    static func locationPValue(box: PlaneRect, rects: [PlaneRect], footprint: MarkFootprint) -> Double {
-        guard box.area > 0, !rects.isEmpty else { return 1 }
-        let observed = rects.map { $0.intersection(box).area }.max() ?? 0
-        guard observed > 0 else { return 1 }
-        let steps = (0..<locationGrid).map { 100 * Double($0) / Double(locationGrid - 1) }
-        let (width, height) = (Double(footprint.width), Double(footprint.height))
-        let overlapsX = steps.map { percent -> Double in
-            let left = Double(footprint.displayRect(xPercent: percent, yPercent: 0).x)
-            return max(0, min(left + width, box.maxX) - max(left, box.minX))
-        }
-        let overlapsY = steps.map { percent -> Double in
-            let top = Double(footprint.displayRect(xPercent: 0, yPercent: percent).y)
-            return max(0, min(top + height, box.maxY) - max(top, box.minY))
-        }.sorted()
-        var count = 0
-        for overlap in overlapsX where overlap > 0 {
-            let needed = observed / overlap - 1e-9
-            var low = 0, high = overlapsY.count
-            while low < high {
-                let middle = (low + high) / 2
-                if overlapsY[middle] >= needed { high = middle } else { low = middle + 1 }
-            }
-            count += overlapsY.count - low
-        }
-        let share = Double(max(count, 1)) / Double(locationGrid * locationGrid)
-        return min(1, Double(rects.count) * share)
-    }
-
-    /// The mean stroke strength at every spot of the decoy grid the still shows. A spot's
-    /// left edge depends only on its x and its top only on its y, so each is placed once.
-    static func decoyValues(_ footprint: MarkFootprint, difference: StillDifference) -> [Double] {
-        let steps = (0..<decoyGrid).map { 100 * Double($0) / Double(decoyGrid - 1) }
-        let lefts = steps.map { Double(footprint.displayRect(xPercent: $0, yPercent: 0).x) }
-        let tops = steps.map { Double(footprint.displayRect(xPercent: 0, yPercent: $0).y) }
-        let (width, height) = (Double(footprint.width), Double(footprint.height))
-        let band = ring(of: footprint)
-        var values: [Double] = []
-        values.reserveCapacity(decoyGrid * decoyGrid)
-        for top in tops {
-            for left in lefts {
-                if let value = difference.markStrength(in: PlaneRect(x: left, y: top, width: width, height: height), ring: band) { values.append(value) }
-            }
-        }
-        return values
-    }
-}
-
-/// The decoys' values per footprint, sorted, made when first needed. A row whose mark is no
-/// stronger than most places is ranked among the first footprint's decoys (marks of one layer
-/// differ only in their texts' widths); only a row that stands out gets decoys of its own size.
-struct DecoyTables {
-    let difference: StillDifference
-    private var tables: [String: [Double]] = [:]
-    private var first: [Double]?
-    /// Below this share the first footprint's decoys are not trusted for another size.
-    static let exactBelow = 0.05
-
-    init(difference: StillDifference) { self.difference = difference }
-
-    /// The share of decoys of `footprint` at least `value` (at least one decoy's worth); nil when the still shows none.
-    mutating func shareAtLeast(_ value: Double, footprint: MarkFootprint) -> Double? {
-        let generic = first ?? {
-            let made = StillEvidence.decoyValues(footprint, difference: difference).sorted()
-            first = made
-            tables[Self.key(footprint)] = made
-            return made
-        }()
-        guard let rough = Self.share(generic, atLeast: value) else { return nil }
-        guard rough < Self.exactBelow else { return rough }
-        let key = Self.key(footprint)
-        let own = tables[key] ?? {
-            let made = StillEvidence.decoyValues(footprint, difference: difference).sorted()
-            tables[key] = made
-            return made
-        }()
-        return Self.share(own, atLeast: value)
-    }
-
-    static func share(_ sorted: [Double], atLeast value: Double) -> Double? {
-        guard !sorted.isEmpty else { return nil }
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] >= value { high = middle } else { low = middle + 1 }
-        }
-        return Double(max(sorted.count - low, 1)) / Double(sorted.count)
-    }
-
-    static func key(_ footprint: MarkFootprint) -> String {
-        let box = footprint.layoutBox
-        return [footprint.width, footprint.height, box.x, box.y, box.width, box.height].map(String.init).joined(separator: ",")
     }
 }
 

@@ -25,6 +25,9 @@ public struct StillTraceReport: Sendable {
         /// path holds as much.
         public var markOpacity: Double?
         public var positionPValue: Double
+        /// When the text is read where the row's copy draws it: the chance that a mark put where
+        /// somebody liked, not knowing the key, lies as close to one of the row's places.
+        public var forgeryChance: Double?
     }
 
     /// The still's size, upright, and the original's display size.

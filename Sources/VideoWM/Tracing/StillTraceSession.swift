@@ -88,10 +88,11 @@ final class StillTraceSession {
         let readings = try StillMarkReader(characters: rows.characters)
             .read(boxes, still: still, map: match.map, difference: difference, lineHeight: rows.lineHeight, marks: rows.marks)
         debug("readings: \(readings.map { "\($0.text) [\($0.source) \(Int($0.confidence))] \($0.box)" })")
-        let verdict = StillEvidence.evaluate(rows: rowMarks, positions: positions, readings: readings, distinctiveness: rows.distinctiveness)
+        let verdict = StillEvidence.evaluate(rows: rowMarks, positions: positions, readings: readings, distinctiveness: rows.distinctiveness,
+                                             difference: difference)
         debug("verdict: named \(verdict.named.map(\.row)), forged \(verdict.forged.map(\.row))")
         for e in verdict.ranking.prefix(4) {
-            debug("  row \(e.row + 1): text p \(e.textPValue) \(String(describing: e.alignment)) located \(String(describing: e.located)) opacity \(String(describing: e.markOpacity)) pos p \(e.positionPValue) FM \(e.score.falseMatchProbability)")
+            debug("  row \(e.row + 1): text p \(e.textPValue) \(String(describing: e.alignment)) located \(String(describing: e.located)) opacity \(String(describing: e.markOpacity)) pos p \(e.positionPValue) forgery \(String(describing: e.forgeryChance)) FM \(e.score.falseMatchProbability)")
         }
         report.ranking = verdict.ranking.map { tracedRow($0.row, score: $0.score) }
         report.identified = verdict.named.map { evidence in
@@ -130,6 +131,6 @@ final class StillTraceSession {
                                      reading: evidence.readings.isEmpty ? nil : evidence.readings.map { readings[$0].text }.joined(separator: " "),
                                      matchedCharacters: evidence.alignment?.matches ?? 0, edits: evidence.alignment?.edits ?? 0,
                                      textPValue: evidence.textPValue, located: evidence.located, markOpacity: evidence.markOpacity,
-                                     positionPValue: evidence.positionPValue)
+                                     positionPValue: evidence.positionPValue, forgeryChance: evidence.forgeryChance)
     }
 }

@@ -30,7 +30,7 @@ struct TraceCommand: ToolCommand {
          MarkOptions.options.helping("--var", "a value every row shares (not a CSV column), as given to batch").lifted(\.marks)]
     }
 
-    static var files: FileArguments<Self> { .exactly(1, described: "one LEAK video") { $0.leak = $1[0] } }
+    static var files: FileArguments<Self> { .exactly(1, described: "one LEAK video or picture") { $0.leak = $1[0] } }
 
     static let help = CommandHelp(
         usage: "videowm trace LEAK --original INPUT -c CONFIG --vars FILE.csv [--key-file FILE] [--var KEY=VALUE]... [--top N] [--json]",
@@ -56,6 +56,14 @@ struct TraceCommand: ToolCommand {
         would score this well). Every row whose false-match probability is at most 0.001 is
         identified, each on its own (a leak made from several copies names each of them),
         with the parts of the leak its marks explain.
+
+        LEAK may also be one picture (PNG, JPEG, WebP, TIFF, HEIC): a screenshot of the
+        player, a phone photo of the screen, a crop of a slide. The frame it shows is found in
+        INPUT, the marks' text is read with Tesseract and their place compared with where
+        each row's key puts its mark at that instant. A row is named when its text is read
+        as close to its copy's place as a copy's own mark sits; a classmate's address typed
+        where that copy never puts it is reported as a forgery, and names nobody. See
+        docs/guide/tracing-a-still.md.
         """,
         epilogue: """
         Exit status: 0 when a row is identified; 1 when none is (an unmarked copy, too few

@@ -32,6 +32,8 @@ enum StillTraceOutput {
         var located: Bool?
         var markOpacity: Double?
         var positionPValue: Double
+        /// The chance that a mark typed where somebody liked lies as close to the row's place (text read there only).
+        var forgeryChance: Double?
     }
     struct Placement: Encodable {
         /// The original display's corners in the still's pixels, clockwise from the top left.
@@ -66,7 +68,7 @@ enum StillTraceOutput {
                      rows: still.rows.prefix(top).map {
                          RowEvidence(row: $0.number, reading: $0.reading, matchedCharacters: $0.matchedCharacters, edits: $0.edits,
                                      textPValue: $0.textPValue, located: $0.located, markOpacity: $0.markOpacity.map { r($0, 4) },
-                                     positionPValue: $0.positionPValue)
+                                     positionPValue: $0.positionPValue, forgeryChance: $0.forgeryChance)
                      },
                      forgery: still.forgery, forgedRows: still.forged)
     }
