@@ -41,11 +41,17 @@ public struct StillFrameSearch {
         public var thumbnails: [TimedLuma]
         public var featureFrames: [FeatureFrame]
         public var display: (width: Int, height: Int)
+        /// The feature frames' pictures at `StillFrameSearch.detailSize`, a byte a pixel, kept
+        /// from the one reading when they fit `detailBudget` (nil: decoded again when a crop
+        /// needs them).
+        public var detailPictures: [(time: Double, picture: CompactLuma)]?
 
-        public init(thumbnails: [TimedLuma], featureFrames: [FeatureFrame], display: (width: Int, height: Int)) {
+        public init(thumbnails: [TimedLuma], featureFrames: [FeatureFrame], display: (width: Int, height: Int),
+                    detailPictures: [(time: Double, picture: CompactLuma)]? = nil) {
             self.thumbnails = thumbnails
             self.featureFrames = featureFrames
             self.display = display
+            self.detailPictures = detailPictures
         }
     }
 
@@ -58,6 +64,16 @@ public struct StillFrameSearch {
     /// A placement showing less of the frame than this is looked for again in more detail.
     static let detailCoverage = 0.6
     static let detailWidth = 1280
+    /// The bytes of detail pictures an overview keeps (a 150-s lecture of slides needs about 25
+    /// of 0.9 MB each at 720p); past it, a crop's search decodes them again, seeking to each.
+    public static let detailBudget = 128 << 20
+
+    /// The size a crop's features are looked for in the original's frames: the display's, at
+    /// most `detailWidth` wide.
+    public static func detailSize(display: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        let width = min(display.width, detailWidth)
+        return (width, max(2, Int((Double(width) * Double(display.height) / Double(display.width)).rounded())))
+    }
     /// A span found from the thumbnails is searched frame by frame this much wider on each side.
     static let spanMargin = 0.6
 
@@ -163,11 +179,12 @@ public struct StillFrameSearch {
     /// The overview's feature frames again, at the display's size (up to `detailWidth` wide).
     private func detailFrames(_ overview: Overview,
                               openOriginal: (Double, (width: Int, height: Int)) throws -> any LumaFrameSource) throws -> [FeatureFrame] {
-        let width = min(overview.display.width, Self.detailWidth)
-        let size = (width: width, height: max(2, Int((Double(width) * Double(overview.display.height) / Double(overview.display.width)).rounded())))
+        let size = Self.detailSize(display: overview.display)
         var pictures: [TimedLuma] = []
         for frame in overview.featureFrames {
-            if let picture = try self.frame(at: frame.time, size: size, openOriginal: openOriginal) {
+            if let kept = overview.detailPictures?.first(where: { $0.time == frame.time }) {
+                pictures.append(TimedLuma(time: kept.time, image: kept.picture.image))
+            } else if let picture = try self.frame(at: frame.time, size: size, openOriginal: openOriginal) {
                 pictures.append(TimedLuma(time: frame.time, image: picture))
             }
         }

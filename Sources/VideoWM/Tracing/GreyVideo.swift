@@ -82,6 +82,7 @@ final class GreyFrames: LumaFrameSource {
     private var clock: FrameClock
     private var scaler: Scaler?
     private var thumbnailScaler: Scaler?
+    private var sizedScaler: Scaler?
     private var draining = false
     private var sawKeyframe = false
     private(set) var currentTimestamp: Int64?
@@ -142,6 +143,11 @@ final class GreyFrames: LumaFrameSource {
 
     func picture() throws -> LumaImage {
         try convert(to: (width, height), with: &scaler)
+    }
+
+    /// The current frame at `size` (display orientation), whatever size the reading was opened at.
+    func picture(size: (width: Int, height: Int)) throws -> LumaImage {
+        try convert(to: size, with: &sizedScaler)
     }
 
     func thumbnail(width thumbnailWidth: Int) throws -> LumaImage {

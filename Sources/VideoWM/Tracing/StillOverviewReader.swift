@@ -13,6 +13,11 @@ enum StillOverviewReader {
         var thumbnails: [TimedLuma] = []
         var featurePictures: [TimedLuma] = []
         var lastFeatures: TimedLuma?
+        // The same frames at the size a crop's search looks at, while they fit the budget: a
+        // crop would otherwise decode each again from the keyframe before it.
+        let detailSize = StillFrameSearch.detailSize(display: video.displaySize)
+        var detailPictures: [(time: Double, picture: CompactLuma)]? = []
+        let detailBytes = detailSize.width * detailSize.height
         var nextThumbnail = -Double.infinity
         while let time = try frames.advance() {
             guard time >= nextThumbnail - 1e-6 else { continue }
@@ -22,11 +27,19 @@ enum StillOverviewReader {
             if StillOriginal.needsFeatures(time: time, thumbnail: thumbnail.image, lastTime: lastFeatures?.time,
                                            lastThumbnail: lastFeatures?.image) {
                 featurePictures.append(TimedLuma(time: time, image: try frames.picture()))
+                if let kept = detailPictures?.count {
+                    if (kept + 1) * detailBytes <= StillFrameSearch.detailBudget {
+                        detailPictures?.append((time, CompactLuma(try frames.picture(size: detailSize))))
+                    } else {
+                        detailPictures = nil
+                    }
+                }
                 lastFeatures = thumbnail
             }
         }
         let featureFrames = FeatureFrame.finding(in: featurePictures, displayWidth: video.displaySize.width)
-        let overview = StillFrameSearch.Overview(thumbnails: thumbnails, featureFrames: featureFrames, display: video.displaySize)
+        let overview = StillFrameSearch.Overview(thumbnails: thumbnails, featureFrames: featureFrames, display: video.displaySize,
+                                                 detailPictures: detailPictures)
         return (overview, (thumbnails.first?.image.width ?? thumbnailSize.width, thumbnails.first?.image.height ?? thumbnailSize.height))
     }
 }
