@@ -106,6 +106,24 @@ struct StillGeometryTests {
         }
     }
 
+    /// Two slides of one template, a number changed, gather nearly as many feature pairs: both
+    /// are rivals, and each look's thumbnails are searched whole, from a thumbnail interval
+    /// before the look was seen to the next look.
+    @Test func slidesOfOneTemplateAreRivalsAndSearchedWhole() throws {
+        let first = Self.slide(width: 640, height: 360, seed: 3)
+        var second = first
+        for y in 20..<34 { for x in 500..<530 { second[x, y] = 255 - first[x, y] } }
+        let frames = FeatureFrame.finding(in: [TimedLuma(time: 0, image: first), TimedLuma(time: 6, image: second)], displayWidth: 640)
+        let (features, scale) = StillFrameSearch.features(of: PicturePyramid(second))
+        let placement = try #require(StillPlacementSearch.place(still: features, stillScale: scale, stillSize: (640, 360),
+                                                                 frames: frames, display: (640, 360)))
+        #expect(Set(placement.rivals) == [0, 1], "\(placement.rivals)")
+        let thumbnails = stride(from: 0.0, to: 12, by: 0.5).map { TimedLuma(time: $0, image: LumaImage(width: 4, height: 2, filledWith: 0)) }
+        let overview = StillFrameSearch.Overview(thumbnails: thumbnails, featureFrames: frames, display: (640, 360))
+        #expect(StillFrameSearch.thumbnails(ofLooks: [1], overview: overview).map { thumbnails[$0].time } == Array(stride(from: 5.5, to: 12, by: 0.5)))
+        #expect(StillFrameSearch.thumbnails(ofLooks: [0], overview: overview).map { thumbnails[$0].time } == Array(stride(from: 0.0, to: 6, by: 0.5)))
+    }
+
     @Test func theBrightnessOfAScreenIsFittedAroundTheMarks() {
         var random = SplitMix64(seed: 9)
         let original = LumaImage(width: 100, height: 50, pixels: (0..<5000).map { _ in Float(random.below(200)) + 20 })

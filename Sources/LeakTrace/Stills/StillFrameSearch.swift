@@ -113,8 +113,9 @@ public struct StillFrameSearch {
             let (detailFeatures, detailScale) = Self.features(of: still, width: Self.detailWidth)
             if let again = StillPlacementSearch.place(still: detailFeatures, stillScale: detailScale, stillSize: (still.width, still.height),
                                                       frames: detailed, display: overview.display), again.inliers > found?.inliers ?? 0 {
-                found = StillPlacement(map: again.map, inliers: again.inliers,
-                                       frame: overview.featureFrames.firstIndex { $0.time == detailed[again.frame].time } ?? 0)
+                let overviewIndex = { (index: Int) in overview.featureFrames.firstIndex { $0.time == detailed[index].time } ?? 0 }
+                found = StillPlacement(map: again.map, inliers: again.inliers, frame: overviewIndex(again.frame),
+                                       rivals: again.rivals.map(overviewIndex))
             }
         }
         guard let placement = found else { throw StillMatchError.notFound }
@@ -142,7 +143,8 @@ public struct StillFrameSearch {
         let alike = thumbnails.indices.filter {
             StillTiming.indistinguishable(thumbnails[$0].image, from: thumbnails[coarse.best].image, view: view, fit: fit)
         }
-        let spans = Self.spans(Set(ranked.prefix(Self.bestThumbnails) + alike).map { thumbnails[$0].time })
+        let spans = Self.spans(Set(ranked.prefix(Self.bestThumbnails) + alike + Self.thumbnails(ofLooks: placement.rivals, overview: overview))
+            .map { thumbnails[$0].time })
         let openThumbnails: (Double) throws -> any LumaFrameSource = { try openOriginal($0, thumbnailSize) }
         // Every frame of those spans: the best (pixels alike in every frame add alike to every
         // score, so the whole view ranks them by where they differ), then those the still cannot
@@ -215,6 +217,26 @@ public struct StillFrameSearch {
             }
         }
     }
+
+    /// The thumbnails of the looks (slides) the feature frames `looks` begin, at most
+    /// `lookThumbnails` of each: searched frame by frame whatever their coarse scores. Thumbnails
+    /// a fraction of a second apart catch a moving pointer or speaker elsewhere than the still
+    /// does, which can outweigh the number that tells one slide of a template from the next, so
+    /// the slides the still's features fit nearly as well are each searched whole.
+    static func thumbnails(ofLooks looks: [Int], overview: Overview) -> [Int] {
+        let starts = overview.featureFrames.map(\.time).sorted()
+        return looks.flatMap { look -> [Int] in
+            let start = overview.featureFrames[look].time
+            let end = starts.first { $0 > start } ?? .infinity
+            // From a thumbnail interval before the feature frame: the slide began before it was seen.
+            return Array(overview.thumbnails.indices.filter {
+                overview.thumbnails[$0].time >= start - StillOriginal.thumbnailInterval && overview.thumbnails[$0].time < end
+            }.prefix(Self.lookThumbnails))
+        }
+    }
+
+    /// At most this many thumbnails of a look are searched whole (half a minute).
+    static let lookThumbnails = 60
 
     /// Times a thumbnail interval or less apart joined into spans.
     static func spans(_ times: [Double]) -> [ClosedRange<Double>] {

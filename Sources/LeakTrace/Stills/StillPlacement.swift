@@ -10,6 +10,10 @@ public struct StillPlacement: Sendable {
     public var inliers: Int
     /// Which of the frames searched it was found on.
     public var frame: Int
+    /// The frames searched that nearly as many pairs agree with (`StillPlacementSearch.rivalShare`
+    /// of `inliers` or more), `frame` among them: slides of one template differ in a number or
+    /// a word, which features barely tell apart.
+    public var rivals: [Int] = []
 }
 
 /// A frame of the original looked over for a still: its time and features, found on a picture
@@ -64,6 +68,7 @@ public enum StillPlacementSearch {
         let displayRect = PlaneRect(minX: 0, minY: 0, maxX: Double(display.width), maxY: Double(display.height))
         let tolerance = toleranceAt640 * Double(display.width) / 640
         var best: StillPlacement?
+        var found: [(frame: Int, inliers: Int)] = []
         for index in order.prefix(framesTried) {
             let pairs = matches.get(index)
             guard pairs.count >= minimumInliers else { continue }
@@ -77,11 +82,19 @@ public enum StillPlacementSearch {
             if ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG"] != nil {
                 FileHandle.standardError.write(Data("  frame \(index) at \(frame.time): \(pairs.count) matches, \(estimate?.inliers.count ?? 0) inliers \(estimate.map { "\($0.map)" } ?? "")\n".utf8))
             }
+            if let estimate { found.append((index, estimate.inliers.count)) }
             guard let estimate, estimate.inliers.count > best?.inliers ?? 0, let map = estimate.map.inverse else { continue }
             best = StillPlacement(map: map, inliers: estimate.inliers.count, frame: index)
         }
+        if let inliers = best?.inliers {
+            best?.rivals = found.filter { Double($0.inliers) >= rivalShare * Double(inliers) }.map(\.frame)
+        }
         return best
     }
+
+    /// A frame whose placement gathers this share of the best's feature pairs may show the
+    /// still's slide as well (`StillPlacement.rivals`).
+    static let rivalShare = 0.85
 
     /// A map from the still into the display that a screen, a photograph of it or a crop can
     /// give: no mirror image or fold either way, a scale between a twentieth and twenty, and
