@@ -117,12 +117,33 @@ class Pictures:
                f"noise=alls={8 + self.rng.randrange(6)}:allf=t:all_seed={left * 1000 + top},eq=brightness=0.07:contrast=0.9", "-q:v", str(12 + self.rng.randrange(4)), out)
         return out
 
-    def crop(self, frame, out):
+    def crop(self, frame, out, around=None):
+        """About a third of the frame, at a random place; with `around` (x, y, w, h: the mark), a
+        random place that holds the mark whole, as a crop posted to show it is made."""
         w, h = 740, 420
-        x, y = self.rng.randrange(WIDTH - w), self.rng.randrange(HEIGHT - h)
+        if around:
+            mx, my, mw, mh = around
+            def place(start, size, window, limit):
+                low, high = max(0, start + size - window), min(start, limit - window)
+                return low + self.rng.randrange(high - low + 1) if high >= low else max(0, min(limit - window, start + size // 2 - window // 2))
+            x, y = place(mx, mw, w, WIDTH), place(my, mh, h, HEIGHT)
+        else:
+            x, y = self.rng.randrange(WIDTH - w), self.rng.randrange(HEIGHT - h)
         scale = 1.4 + self.rng.randrange(7) / 10
         ffmpeg("-i", frame, "-vf", f"crop={w}:{h}:{x}:{y},scale={int(w * scale) // 2 * 2}:-2", "-q:v", "4", out)
         return out
+
+
+def mark_box(marked, clean):
+    """Where `marked` differs from `clean` by more than a copy's compression does (x, y, w, h)."""
+    done = subprocess.run(["ffmpeg", "-hide_banner", "-i", marked, "-i", clean, "-filter_complex",
+                           "[0:v]format=gray[a];[1:v]format=gray[b];[a][b]blend=all_mode=difference,lutyuv=y='if(gt(val,40),255,0)',"
+                           "cropdetect=limit=1:round=1:reset=0:skip=0", "-f", "null", "-"], capture_output=True, text=True)
+    found = [line.split("crop=")[1].split()[0] for line in done.stderr.splitlines() if "crop=" in line]
+    if not found:
+        return None
+    w, h, x, y = (int(v) for v in found[-1].split(":"))
+    return (x, y, w, h) if w > 0 and h > 0 else None
 
 
 def trace(binary, still, lecture, config, csv, key):
@@ -239,7 +260,11 @@ def run(binary, work, quick=False, seed=41, named_trials=None, false_trials=None
         frame = pictures.frame("tp", at, config, [f"email={email}", f"id={ident}"], key)
         posted = ["screenshot", "photo", "crop"][trial % 3]
         still = os.path.join(work, "tp-posted." + ("png" if posted == "screenshot" else "jpg"))
-        getattr(pictures, posted)(frame, still, at) if posted == "screenshot" else getattr(pictures, posted)(frame, still)
+        if posted == "crop":
+            # A crop made to show the mark holds it whole (the issue's "crop around the mark").
+            pictures.crop(frame, still, around=mark_box(frame, pictures.frame("tp-clean", at, none, [], None)))
+        else:
+            getattr(pictures, posted)(frame, still, at) if posted == "screenshot" else getattr(pictures, posted)(frame, still)
         outcome = trace(binary, still, lecture, config, csv, key)
         report = outcome["report"]
         named = [row["row"] for row in report.get("identified", [])]
