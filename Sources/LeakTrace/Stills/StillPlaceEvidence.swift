@@ -104,25 +104,43 @@ extension StillEvidence {
         let band = ring(of: footprint)
         var closest = 1.0
         for rect in rects {
+            let strength = { (dx: Int, dy: Int) -> Double? in
+                difference.markStrength(in: PlaneRect(x: rect.minX + Double(dx) * step, y: rect.minY + Double(dy) * step,
+                                                      width: width, height: height), ring: band)
+            }
             var peak: (value: Double, dx: Int, dy: Int)?
             for dy in -reachY...reachY {
                 for dx in -reachX...reachX {
-                    let shifted = PlaneRect(x: rect.minX + Double(dx) * step, y: rect.minY + Double(dy) * step, width: width, height: height)
-                    guard let value = difference.markStrength(in: shifted, ring: band) else { continue }
+                    guard let value = strength(dx, dy) else { continue }
                     // Ties go to the smaller offset: a flat top says no more than its nearest edge.
                     if value > peak?.value ?? -.infinity || (value == peak?.value && abs(dx) + abs(dy) < abs(peak!.dx) + abs(peak!.dy)) {
                         peak = (value, dx, dy)
                     }
                 }
             }
-            guard let peak else { continue }
+            guard let peak, peak.value > 0 else { continue }
+            // The middle of the top rather than its highest point: along a long line the strength
+            // is nearly flat for a few pixels either way, and noise picks the highest anywhere on it.
+            let centreX = Self.plateauMiddle(peak: peak.dx, reach: reachX, top: peak.value) { strength($0, peak.dy) }
+            let centreY = Self.plateauMiddle(peak: peak.dy, reach: reachY, top: peak.value) { strength(peak.dx, $0) }
             // Within the offset found, and half a grid pixel for where a pixel's edge falls.
-            let offsetX = (Double(abs(peak.dx)) + 0.5) * step, offsetY = (Double(abs(peak.dy)) + 0.5) * step
+            let offsetX = (abs(centreX) + 0.5) * step, offsetY = (abs(centreY) + 0.5) * step
             let shareX = travelX > 0 ? min(1, 2 * offsetX / travelX) : 1
             let shareY = travelY > 0 ? min(1, 2 * offsetY / travelY) : 1
             closest = min(closest, shareX * shareY)
         }
         return min(1, Double(rects.count) * closest)
+    }
+
+    /// A strength within this share of the top is on the top (`plateauMiddle`).
+    static let plateauShare = 0.97
+
+    /// The middle of the run of offsets around `peak` whose strength stays within `plateauShare` of `top`.
+    static func plateauMiddle(peak: Int, reach: Int, top: Double, strength: (Int) -> Double?) -> Double {
+        var low = peak, high = peak
+        while low > -reach, let value = strength(low - 1), value >= plateauShare * top { low -= 1 }
+        while high < reach, let value = strength(high + 1), value >= plateauShare * top { high += 1 }
+        return Double(low + high) / 2
     }
 
     /// The mean stroke strength at every spot of the decoy grid the still shows. A spot's
