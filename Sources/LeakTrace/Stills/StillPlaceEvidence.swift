@@ -88,7 +88,8 @@ extension StillEvidence {
     /// row's `rects` (its places over the instants the still may show) as the still's mark does:
     /// around each place, the offset at which a rectangle of the mark's size holds the most
     /// strokes (`markStrength`, whose band makes it peak where the rectangle fits the glyphs),
-    /// searched as far as `located` tolerates; then the share of the places the path could
+    /// searched as far as `located` tolerates, taken at the middle of its top (`plateauMiddle`);
+    /// then the share of the places the path could
     /// draw (uniform in x and y percent, as the key draws them) lying that close to that place,
     /// for the closest, times the places tried. A forger's address typed within the tolerance of
     /// a place by luck peaks tens of pixels off it; the copy's own mark, within a pixel or two.
@@ -113,9 +114,8 @@ extension StillEvidence {
                 for dx in -reachX...reachX {
                     guard let value = strength(dx, dy) else { continue }
                     // Ties go to the smaller offset: a flat top says no more than its nearest edge.
-                    if value > peak?.value ?? -.infinity || (value == peak?.value && abs(dx) + abs(dy) < abs(peak!.dx) + abs(peak!.dy)) {
-                        peak = (value, dx, dy)
-                    }
+                    let nearer = peak.map { value == $0.value && abs(dx) + abs(dy) < abs($0.dx) + abs($0.dy) } ?? false
+                    if value > peak?.value ?? -.infinity || nearer { peak = (value, dx, dy) }
                 }
             }
             guard let peak, peak.value > 0 else { continue }
