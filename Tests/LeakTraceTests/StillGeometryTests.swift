@@ -133,6 +133,29 @@ struct StillGeometryTests {
         let fit = PhotometricFit.fit(still: still, original: original, valid: [Bool](repeating: true, count: 5000))
         #expect(abs(fit.gain - 0.8) < 0.02 && abs(fit.offset - 25) < 2, "\(fit)")
     }
+
+    /// A crop that is mostly mark: on the row of its baseline the glyphs' strokes outnumber
+    /// the slide's pixels, and a fit of that row alone takes the mark for the slide's tone (a
+    /// line of mark across the whole crop). The rows around it say what the row's tone is; a
+    /// player's bar, rows high, keeps its sharp edge.
+    @Test func aRowMostlyMarkKeepsItsNeighboursToneAndABarKeepsItsEdge() {
+        var random = SplitMix64(seed: 4)
+        let (width, height) = (200, 60)
+        let original = LumaImage(width: width, height: height, pixels: (0..<(width * height)).map { _ in Float(random.below(120)) + 40 })
+        var still = original
+        // A bar over rows 40 and below halves the tones (a player's translucent controls).
+        for y in 40..<height { for x in 0..<width { still[x, y] = 0.5 * original[x, y] } }
+        // Only columns 60..<140 are seen (a crop); on row 20, 70 % of them are a mark's stroke.
+        let valid = (0..<(width * height)).map { (60..<140).contains($0 % width) }
+        for x in 60..<116 { still[x, 20] = 255 }
+        let tones = ToneField(still: WarpedPicture(image: still, valid: valid), original: original,
+                              global: PhotometricFit(gain: 1, offset: 0), block: 10)
+        // A slide pixel of the mark's row, and of the rows either side of the bar's edge.
+        for (x, y, expected) in [(130, 20, original[130, 20]), (100, 39, original[100, 39]), (100, 40, 0.5 * original[100, 40])] {
+            let index = y * width + x
+            #expect(abs(tones.apply(original[x, y], at: index) - expected) < 3, "row \(y): \(tones.apply(original[x, y], at: index)) for \(expected)")
+        }
+    }
 }
 
 extension SplitMix64 {

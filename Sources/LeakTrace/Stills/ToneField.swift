@@ -25,12 +25,15 @@ public struct ToneField: Sendable {
         let width = original.width, height = original.height
         // Rows: the original as each row's tones would show it.
         var rowFits = [PhotometricFit](repeating: global, count: height)
+        var rowLevels = [Float](repeating: 128, count: height)
         for y in 0..<height {
             let seen = (0..<width).filter { still.valid[y * width + $0] }
             guard seen.count >= width / 4 else { continue }
+            rowLevels[y] = Self.median(seen.map { original.pixels[y * width + $0] })
             rowFits[y] = Self.robustFit(seen.map { original.pixels[y * width + $0] }, seen.map { still.image.pixels[y * width + $0] },
                                         global: global) ?? global
         }
+        rowFits = Self.withoutOutliers(rowFits, levels: rowLevels, radius: block / 2)
         let rowAdjusted = LumaImage(width: width, height: height,
                                     pixels: original.pixels.indices.map { rowFits[$0 / width].apply(original.pixels[$0]) })
         // Blocks, on what the rows leave.
@@ -86,6 +89,27 @@ public struct ToneField: Sendable {
             }
         }
         return fit
+    }
+
+    /// A row's fit this many grey levels from its neighbours' median (at the row's level) is an outlier.
+    static let outlierLevels: Float = 4
+
+    /// Each row's fit, unless it is an outlier among the rows within `radius` of it: then the
+    /// fit whose tone at the row's own `level` is the median of theirs (a fit taken whole: a
+    /// gain from one row and an offset from another fit no row). A bar's edge is a step, which
+    /// a running median keeps where it is; a row or two where a mark's horizontal strokes
+    /// outnumber the picture's pixels (a baseline across a crop that is mostly mark) is an
+    /// outlier, which it removes. Without it that row's fit takes the mark for the picture's
+    /// tone, and the row reads as a line of mark across the still (a crop's mark then stands
+    /// out nowhere in particular). Rows that agree with their neighbours keep their own fit.
+    static func withoutOutliers(_ fits: [PhotometricFit], levels: [Float], radius: Int) -> [PhotometricFit] {
+        guard radius > 0 else { return fits }
+        return fits.indices.map { y in
+            let window = fits[max(0, y - radius)...min(fits.count - 1, y + radius)]
+            let ranked = window.sorted { $0.apply(levels[y]) < $1.apply(levels[y]) }
+            let middle = ranked[ranked.count / 2]
+            return abs(fits[y].apply(levels[y]) - middle.apply(levels[y])) > outlierLevels ? middle : fits[y]
+        }
     }
 
     static func median(_ values: [Float]) -> Float {
