@@ -143,10 +143,9 @@ public enum StillEvidence {
 
     /// Each row judged on both readings: `positions` from `positions(of:difference:)`, `readings` from OCR.
     /// `difference` (the still against the frame) measures how close a mark read where a row's
-    /// copy draws it is to that place, against a forgery; without it a text read there counts as
-    /// the copy's own.
+    /// copy draws it is to that place, against a forgery.
     public static func evaluate(rows: [StillRowMarks], positions: [PositionEvidence], readings: [MarkReading],
-                                distinctiveness: TextDistinctiveness, difference: StillDifference?,
+                                distinctiveness: TextDistinctiveness, difference: StillDifference,
                                 threshold: Double = TraceVerdict.identificationThreshold) -> StillVerdict {
         precondition(positions.count == rows.count, "a position per row")
         let candidates = ReadingCandidates(readings)
@@ -199,7 +198,7 @@ public enum StillEvidence {
             // closely is `forgeryChance`: a naming that rests on the text is no surer than that
             // (a still that pins its instant and shows the mark's strokes sharply makes it small).
             var forgeryChance: Double?
-            if located == true, let best, let footprint = row.texts[best.text].footprint, let difference {
+            if located == true, let best, let footprint = row.texts[best.text].footprint {
                 let chance = Self.forgeryChance(rects: row.texts[best.text].rects, footprint: footprint, difference: difference)
                 forgeryChance = chance
                 logFalseMatch = max(logFalseMatch, log(max(chance, 1e-300)))

@@ -79,13 +79,6 @@ public struct StillFrameSearch {
 
     public init() {}
 
-    // TEMPORARY: stage timings while tuning.
-    private static let clock = Date()
-    static func trace(_ message: @autoclosure () -> String) {
-        guard ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG"] != nil else { return }
-        FileHandle.standardError.write(Data(String(format: "   {%.2f} ", Date().timeIntervalSince(clock)).utf8 + Array(message().utf8) + [10]))
-    }
-
     /// The still's features, found on the largest level of its pyramid at most `width` wide,
     /// and that level's scale.
     public static func features(of still: PicturePyramid, width: Int = featureWidth) -> (features: CornerFeatures, scale: Double) {
@@ -100,9 +93,9 @@ public struct StillFrameSearch {
                       openOriginal: @escaping (Double, (width: Int, height: Int)) throws -> any LumaFrameSource) throws -> StillMatch {
         guard let firstThumbnail = overview.thumbnails.first else { throw StillMatchError.noOriginalFrames }
         let thumbnailSize = (width: firstThumbnail.image.width, height: firstThumbnail.image.height)
-        Self.trace("start")
+        StillTraceDiagnostics.note("start")
         let (features, scale) = Self.features(of: still)
-        Self.trace("still features \(features.count)")
+        StillTraceDiagnostics.note("still features \(features.count)")
         var found = StillPlacementSearch.place(still: features, stillScale: scale, stillSize: (still.width, still.height),
                                                frames: overview.featureFrames, display: overview.display)
         // A still that shows a small part of the frame enlarged (a crop) has few features at the
@@ -121,20 +114,20 @@ public struct StillFrameSearch {
         guard let placement = found else { throw StillMatchError.notFound }
         // The look the placement shows, then the placement made exact on the thumbnail of that
         // look and on its frame at twice the size, then the look again through the exact placement.
-        Self.trace("placed")
+        StillTraceDiagnostics.note("placed")
         var map = placement.map
         var coarse = try coarseSearch(still, map: map, overview: overview, near: overview.featureFrames[placement.frame].time)
         guard coarse.view.warped.coverage > 0.01 else { throw StillMatchError.notFound }
-        Self.trace("coarse 1")
+        StillTraceDiagnostics.note("coarse 1")
         map = PlacementRefinement.refine(map, still: still, frame: overview.thumbnails[coarse.best].image, display: overview.display, radius: 6)
-        Self.trace("refined 1")
+        StillTraceDiagnostics.note("refined 1")
         let largerSize = (width: 2 * thumbnailSize.width, height: 2 * thumbnailSize.height)
         if let larger = try frame(at: overview.thumbnails[coarse.best].time, size: largerSize, openOriginal: openOriginal) {
             map = PlacementRefinement.refine(map, still: still, frame: larger, display: overview.display, radius: 3)
         }
-        Self.trace("refined 2")
+        StillTraceDiagnostics.note("refined 2")
         coarse = try coarseSearch(still, map: map, overview: overview, near: overview.thumbnails[coarse.best].time)
-        Self.trace("coarse 2")
+        StillTraceDiagnostics.note("coarse 2")
         let (view, fit) = (coarse.view, coarse.fit)
         // The spans to search frame by frame: around the best thumbnails, and around every
         // thumbnail the still cannot tell from the best (a slide that stays, several slots long).
@@ -158,10 +151,10 @@ public struct StillFrameSearch {
             frames.append((time, CompactLuma(picture)))
         }
         guard let best else { throw StillMatchError.noOriginalFrames }
-        Self.trace("fine 1: \(frames.count) frames in \(spans.count) spans")
+        StillTraceDiagnostics.note("fine 1: \(frames.count) frames in \(spans.count) spans")
         let times = frames.filter { $0.time == best.time || StillTiming.indistinguishable($0.picture.image, from: best.image, view: view, fit: fit) }
             .map(\.time)
-        Self.trace("fine 2")
+        StillTraceDiagnostics.note("fine 2")
         return StillMatch(map: map, time: best.time, times: times, inliers: placement.inliers, coverage: view.warped.coverage)
     }
 

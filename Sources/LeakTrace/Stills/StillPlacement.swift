@@ -79,9 +79,7 @@ public enum StillPlacementSearch {
             let estimate = RobustHomography.estimate(from: from, to: to, threshold: tolerance, minimumInliers: minimumInliers) { map in
                 plausible(map, stillRect: stillRect, displayRect: displayRect)
             }
-            if ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG"] != nil {
-                FileHandle.standardError.write(Data("  frame \(index) at \(frame.time): \(pairs.count) matches, \(estimate?.inliers.count ?? 0) inliers \(estimate.map { "\($0.map)" } ?? "")\n".utf8))
-            }
+            StillTraceDiagnostics.note("  frame \(index) at \(frame.time): \(pairs.count) matches, \(estimate?.inliers.count ?? 0) inliers \(estimate.map { "\($0.map)" } ?? "")")
             if let estimate { found.append((index, estimate.inliers.count)) }
             guard let estimate, estimate.inliers.count > best?.inliers ?? 0, let map = estimate.map.inverse else { continue }
             best = StillPlacement(map: map, inliers: estimate.inliers.count, frame: index)

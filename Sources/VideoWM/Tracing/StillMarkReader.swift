@@ -41,11 +41,7 @@ struct StillMarkReader {
                 (Self.ownPicture(cut, lineHeight: lineHeight * scale, markIsLighter: marks.levels[0] > background.level.mean), .picture),
             ]
             for (picture, source) in pictures {
-                if let folder = ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG_DIR"] {
-                    let header = "P5 \(picture.width) \(picture.height) 255\n"
-                    let bytes = Array(header.utf8) + picture.pixels.map { UInt8(min(max($0, 0), 255)) }
-                    FileManager.default.createFile(atPath: "\(folder)/ocr-\(readings.count)-\(source.rawValue).pgm", contents: Data(bytes))
-                }
+                StillTraceDiagnostics.save("ocr-\(readings.count)-\(source.rawValue)", values: picture.pixels, width: picture.width, height: picture.height)
                 let inked = Self.withoutRules(Self.binarized(picture), longest: Int(3 * Self.capitalHeight))
                 // From the cut-out's pixels back to the original's.
                 let display = AxisAlignedMap(scaleX: 1 / scale, scaleY: 1 / scale, offsetX: region.minX, offsetY: region.minY)

@@ -27,23 +27,16 @@ final class StillTraceSession {
         let marks = try traceRows.traceableMarks(config: config)
         original = try GreyVideo(path: request.original)
         rows = try StillRows(config: config, rows: traceRows, traced: marks.traced, original: original.description)
-        debug("init: still rows")
-    }
-
-    // TEMPORARY: timings while tuning.
-    private let started = Date()
-    private func debug(_ message: @autoclosure () -> String) {
-        guard ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG"] != nil else { return }
-        FileHandle.standardError.write(Data((String(format: "[%.2f s] ", Date().timeIntervalSince(started)) + message() + "\n").utf8))
+        StillTraceDiagnostics.note("init: still rows")
     }
 
     func report() throws -> LeakTraceReport {
         var report = LeakTraceReport(columns: table.columns, rowCount: table.rows.count, ranking: [], alignment: nil, problem: nil,
                                      keyed: request.pathKey != nil, forgery: nil)
         let still = PicturePyramid(try UprightStill.grey(path: request.leak))
-        debug("still read \(still.width)x\(still.height)")
+        StillTraceDiagnostics.note("still read \(still.width)x\(still.height)")
         let (overview, _) = try StillOverviewReader.read(original)
-        debug("overview: \(overview.thumbnails.count) thumbnails, \(overview.featureFrames.count) feature frames")
+        StillTraceDiagnostics.note("overview: \(overview.thumbnails.count) thumbnails, \(overview.featureFrames.count) feature frames")
         var match: StillMatch
         do {
             let original = self.original
@@ -58,7 +51,7 @@ final class StillTraceSession {
                 return report
             }
         }
-        debug("match: time \(match.time), \(match.times.count) times \(match.times.first ?? 0)-\(match.times.last ?? 0), inliers \(match.inliers), coverage \(match.coverage), map \(match.map)")
+        StillTraceDiagnostics.note("match: time \(match.time), \(match.times.count) times \(match.times.first ?? 0)-\(match.times.last ?? 0), inliers \(match.inliers), coverage \(match.coverage), map \(match.map)")
         // The original at that instant, and how the still differs from it.
         let display = original.displaySize
         let size = original.greySize(maximumWidth: Self.comparisonWidth)
@@ -71,28 +64,25 @@ final class StillTraceSession {
         // Where each row's keyed mark is against the marks found, text unread; then the text of
         // the marks found, and of the places the strongest rows' keys point at.
         let rowMarks = rows.marks(at: match.times)
-        debug("difference and row marks")
-        if let folder = ProcessInfo.processInfo.environment["VIDEOWM_STILL_DEBUG_DIR"] {
-            for (name, values, gain) in [("opacity", difference.opacity, Float(255)), ("strokes", difference.strokes, Float(1000)),
-                                         ("view", view.image.pixels, Float(1)), ("frame", frame.pixels, Float(1))] {
-                let bytes = Array("P5 \(size.width) \(size.height) 255\n".utf8) + values.map { UInt8(min(max($0 * gain, 0), 255)) }
-                FileManager.default.createFile(atPath: "\(folder)/map-\(name).pgm", contents: Data(bytes))
-            }
+        StillTraceDiagnostics.note("difference and row marks")
+        for (name, values, gain) in [("opacity", difference.opacity, Float(255)), ("strokes", difference.strokes, Float(1000)),
+                                     ("view", view.image.pixels, Float(1)), ("frame", frame.pixels, Float(1))] {
+            StillTraceDiagnostics.save("map-\(name)", values: values, width: size.width, height: size.height, gain: gain)
         }
         let positions = StillEvidence.positions(of: rowMarks, difference: difference)
-        debug("positions")
+        StillTraceDiagnostics.note("positions")
         // Where to read: the places a mark of the typical size holds the most strokes, found
         // without regard to any row (so where a text is read says nothing of whose it is).
         let boxes = rows.typicalFootprint.map { StillEvidence.strongestPlaces(for: $0, difference: difference, count: 4) } ?? []
-        debug("difference: blur \(difference.blurRadius), fit \(difference.fit), boxes \(boxes)")
+        StillTraceDiagnostics.note("difference: blur \(difference.blurRadius), fit \(difference.fit), boxes \(boxes)")
         let readings = try StillMarkReader(characters: rows.characters)
             .read(boxes, still: still, map: match.map, difference: difference, lineHeight: rows.lineHeight, marks: rows.marks)
-        debug("readings: \(readings.map { "\($0.text) [\($0.source) \(Int($0.confidence))] \($0.box)" })")
+        StillTraceDiagnostics.note("readings: \(readings.map { "\($0.text) [\($0.source) \(Int($0.confidence))] \($0.box)" })")
         let verdict = StillEvidence.evaluate(rows: rowMarks, positions: positions, readings: readings, distinctiveness: rows.distinctiveness,
                                              difference: difference)
-        debug("verdict: named \(verdict.named.map(\.row)), forged \(verdict.forged.map(\.row))")
+        StillTraceDiagnostics.note("verdict: named \(verdict.named.map(\.row)), forged \(verdict.forged.map(\.row))")
         for e in verdict.ranking.prefix(4) {
-            debug("  row \(e.row + 1): text p \(e.textPValue) \(String(describing: e.alignment)) located \(String(describing: e.located)) opacity \(String(describing: e.markOpacity)) pos p \(e.positionPValue) forgery \(String(describing: e.forgeryChance)) FM \(e.score.falseMatchProbability)")
+            StillTraceDiagnostics.note("  row \(e.row + 1): text p \(e.textPValue) \(String(describing: e.alignment)) located \(String(describing: e.located)) opacity \(String(describing: e.markOpacity)) pos p \(e.positionPValue) forgery \(String(describing: e.forgeryChance)) FM \(e.score.falseMatchProbability)")
         }
         report.ranking = verdict.ranking.map { tracedRow($0.row, score: $0.score) }
         report.identified = verdict.named.map { evidence in
