@@ -166,6 +166,7 @@ public enum StillEvidence {
                     guard grown.intersection(box).area >= 0.5 * min(box.area, rect.area) else { return false }
                     guard single, let read, !best.alignment.textSpan.isEmpty else { return true }
                     let drawn = Self.proportionalMiddle(of: best.alignment.textSpan, among: text.text.count, across: rect)
+                    StillTraceDiagnostics.note("located row \(index + 1): rect \(rect) box \(box) read \(read) drawn \(drawn) boxes \(candidates.characterBoxes[best.candidate].count)")
                     return abs(read - drawn) <= spanTolerance * rect.width + placementTolerance * rect.height
                 }
             }
