@@ -134,6 +134,33 @@ struct StillGeometryTests {
         #expect(abs(fit.gain - 0.8) < 0.02 && abs(fit.offset - 25) < 2, "\(fit)")
     }
 
+    /// The still's instant shows a clean slide under the mark; at another instant a pointer sits
+    /// under the mark's place. The mark's soft edges are nearer the pointer's grey than the
+    /// slide's, so compared everywhere the other instant looks nearer and the still's own is
+    /// ruled out; what the still covers with its mark cannot tell the two apart, and both stay.
+    @Test func whatTheMarkCoversCannotRuleAnInstantOut() {
+        let (width, height) = (80, 40)
+        let slide = LumaImage(width: width, height: height, filledWith: 55)
+        var pointer = slide
+        for y in 18..<22 { for x in 40..<44 { pointer[x, y] = 80 } }
+        // The mark over rows 16..<24: glyphs at 165, their soft edges at 85 (every other column).
+        var still = slide
+        for y in 16..<24 { for x in 20..<60 { still[x, y] = x % 2 == 0 ? 165 : 85 } }
+        let view = StillView(PicturePyramid(still), map: .identity, display: (width, height), width: width, height: height)
+        let fit = PhotometricFit(gain: 1, offset: 0)
+        // Seen everywhere, the pointer's frame wins on the soft edges and rules the slide out.
+        #expect(!StillTiming.indistinguishable(slide, from: pointer, view: view, fit: fit))
+        let covered = StillTiming.ownMarks(view, best: pointer, fit: fit)
+        #expect(covered[20 * width + 41] && !covered[5 * width + 5])
+        #expect(StillTiming.indistinguishable(slide, from: pointer, view: view, fit: fit, covered: covered))
+        // Where the still shows the pointer itself, it still tells the frames apart.
+        var shown = slide
+        for y in 18..<22 { for x in 40..<44 { shown[x, y] = 80 } }
+        let shownView = StillView(PicturePyramid(shown), map: .identity, display: (width, height), width: width, height: height)
+        let shownCovered = StillTiming.ownMarks(shownView, best: pointer, fit: fit)
+        #expect(!StillTiming.indistinguishable(slide, from: pointer, view: shownView, fit: fit, covered: shownCovered))
+    }
+
     /// A crop that is mostly mark: on the row of its baseline the glyphs' strokes outnumber
     /// the slide's pixels, and a fit of that row alone takes the mark for the slide's tone (a
     /// line of mark across the whole crop). The rows around it say what the row's tone is; a

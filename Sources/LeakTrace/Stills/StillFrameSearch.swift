@@ -151,9 +151,11 @@ public struct StillFrameSearch {
             frames.append((time, CompactLuma(picture)))
         }
         guard let best else { throw StillMatchError.noOriginalFrames }
-        StillTraceDiagnostics.note("fine 1: \(frames.count) frames in \(spans.count) spans")
-        let times = frames.filter { $0.time == best.time || StillTiming.indistinguishable($0.picture.image, from: best.image, view: view, fit: fit) }
-            .map(\.time)
+        StillTraceDiagnostics.note("fine 1: \(frames.count) frames in \(spans.count) spans \(spans.map { "\($0.lowerBound)-\($0.upperBound)" }), best \(best.time) at \(bestScore)")
+        let covered = StillTiming.ownMarks(view, best: best.image, fit: fit)
+        let times = frames.filter {
+            $0.time == best.time || StillTiming.indistinguishable($0.picture.image, from: best.image, view: view, fit: fit, covered: covered)
+        }.map(\.time)
         StillTraceDiagnostics.note("fine 2")
         return StillMatch(map: map, time: best.time, times: times, inliers: placement.inliers, coverage: view.warped.coverage)
     }

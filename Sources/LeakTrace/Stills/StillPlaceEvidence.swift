@@ -127,6 +127,7 @@ extension StillEvidence {
             let offsetX = (abs(centreX) + 0.5) * step, offsetY = (abs(centreY) + 0.5) * step
             let shareX = travelX > 0 ? min(1, 2 * offsetX / travelX) : 1
             let shareY = travelY > 0 ? min(1, 2 * offsetY / travelY) : 1
+            StillTraceDiagnostics.note("  forgery chance at \(rect): best fit \(centreX * step), \(centreY * step) px off (searched ±\(Double(reachX) * step), ±\(Double(reachY) * step)), share \(shareX * shareY) of \(rects.count)")
             closest = min(closest, shareX * shareY)
         }
         return min(1, Double(rects.count) * closest)

@@ -111,16 +111,46 @@ public enum StillTiming {
     /// best frame than to another for the other to be ruled out.
     static let ruledOutMargin: Float = 6
 
+    /// The still differs from the best frame by more than this many grey levels where something
+    /// of its own covers the picture (`ownMarks`).
+    static let ownLevels: Float = 24
+
+    /// The pixels of the view where the still shows something of its own over the best frame
+    /// (a mark, a cursor, a player's controls), grown by a pixel: what the original shows under
+    /// them cannot be seen, so they cannot tell two frames apart. Without this, a pointer passing
+    /// under the mark at another instant can look nearer to the mark's blurred edges than the
+    /// clean slide does, and rule the still's own instant out.
+    public static func ownMarks(_ view: StillView, best: LumaImage, fit: PhotometricFit) -> [Bool] {
+        let image = view.warped.image
+        let width = image.width, height = image.height
+        var own = [Bool](repeating: false, count: image.pixels.count)
+        for i in own.indices where view.warped.valid[i] && abs(image.pixels[i] - fit.apply(best.pixels[i])) > ownLevels {
+            own[i] = true
+        }
+        var grown = own
+        for y in 0..<height {
+            for x in 0..<width where own[y * width + x] {
+                for ny in max(0, y - 1)...min(height - 1, y + 1) {
+                    for nx in max(0, x - 1)...min(width - 1, x + 1) { grown[ny * width + nx] = true }
+                }
+            }
+        }
+        return grown
+    }
+
     /// Whether the still cannot tell `frame` from `best`: on the pixels where they differ (and
-    /// the still is seen), the still is not clearly closer to `best`.
-    public static func indistinguishable(_ frame: LumaImage, from best: LumaImage, view: StillView, fit: PhotometricFit) -> Bool {
+    /// the still is seen, and shows the original: not `covered`), the still is not clearly
+    /// closer to `best`.
+    public static func indistinguishable(_ frame: LumaImage, from best: LumaImage, view: StillView, fit: PhotometricFit,
+                                         covered: [Bool]? = nil) -> Bool {
         var pixels = 0
         var toOther: Float = 0, toBest: Float = 0
+        let hidden = covered ?? [Bool](repeating: false, count: view.warped.valid.count)
         frame.pixels.withUnsafeBufferPointer { other in
             best.pixels.withUnsafeBufferPointer { chosen in
                 view.warped.image.pixels.withUnsafeBufferPointer { s in
                     view.warped.valid.withUnsafeBufferPointer { seen in
-                        for i in 0..<s.count where seen[i] && abs(other[i] - chosen[i]) > distinctLevels {
+                        for i in 0..<s.count where seen[i] && !hidden[i] && abs(other[i] - chosen[i]) > distinctLevels {
                             pixels += 1
                             toOther += min(abs(s[i] - fit.apply(other[i])), cap)
                             toBest += min(abs(s[i] - fit.apply(chosen[i])), cap)
