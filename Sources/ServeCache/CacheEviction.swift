@@ -71,11 +71,28 @@ extension SegmentCache {
         }
     }
 
+    /// Passes an eviction makes at most when asked again while it ran.
+    static let evictionPasses = 3
+
     /// Rescans, sweeps, and removes the least recently used files (their records with them) down
-    /// to `target(total)` bytes (nil: none).
+    /// to `target(total)` bytes (nil: none). An eviction asked for while another of this process
+    /// runs is not skipped: the running one passes again, since its scan may predate the file
+    /// that asked (and its count would overwrite that file's bytes, leaving the cache over its
+    /// capacity until the next file is stored).
     private func evict(to target: (UInt64) -> UInt64?) {
-        guard let evictionLock = try? KeyLock(path: (lockFolder as NSString).appendingPathComponent("eviction.lock"), waitSeconds: 0) else { return }
+        guard let evictionLock = try? KeyLock(path: (lockFolder as NSString).appendingPathComponent("eviction.lock"), waitSeconds: 0) else {
+            lock.withLock { evictionMissed = true }
+            return
+        }
         defer { evictionLock.release() }
+        for _ in 0..<Self.evictionPasses {
+            lock.withLock { evictionMissed = false }
+            evictionPass(to: target)
+            guard lock.withLock({ evictionMissed }) else { break }
+        }
+    }
+
+    private func evictionPass(to target: (UInt64) -> UInt64?) {
         let (entries, hidden) = scan()
         sweep(hidden)
         var total = entries.reduce(0) { $0 + $1.size }

@@ -35,6 +35,8 @@ public final class SegmentCache: @unchecked Sendable {
     let lock = NSLock()
     var knownBytes: UInt64 = 0
     var lastScan: Double = 0
+    /// An eviction was asked for while another of this process's ran (`evict` runs again).
+    var evictionMissed = false
     public internal(set) var evictedFiles = 0
     /// Files found damaged (truncated, altered, without a record) and rendered again.
     public private(set) var damagedFiles = 0
