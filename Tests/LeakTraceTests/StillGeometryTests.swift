@@ -152,13 +152,13 @@ struct StillGeometryTests {
         #expect(!StillTiming.indistinguishable(slide, from: pointer, view: view, fit: fit))
         let covered = StillTiming.ownMarks(view, best: pointer, fit: fit)
         #expect(covered[20 * width + 41] && !covered[5 * width + 5])
-        #expect(StillTiming.indistinguishable(slide, from: pointer, view: view, fit: fit, covered: covered))
+        #expect(StillTiming.indistinguishable(slide, from: pointer, view: view.hiding(covered), fit: fit))
         // Where the still shows the pointer itself, it still tells the frames apart.
         var shown = slide
         for y in 18..<22 { for x in 40..<44 { shown[x, y] = 80 } }
         let shownView = StillView(PicturePyramid(shown), map: .identity, display: (width, height), width: width, height: height)
         let shownCovered = StillTiming.ownMarks(shownView, best: pointer, fit: fit)
-        #expect(!StillTiming.indistinguishable(slide, from: pointer, view: shownView, fit: fit, covered: shownCovered))
+        #expect(!StillTiming.indistinguishable(slide, from: pointer, view: shownView.hiding(shownCovered), fit: fit))
     }
 
     /// A crop that is mostly mark: on the row of its baseline the glyphs' strokes outnumber

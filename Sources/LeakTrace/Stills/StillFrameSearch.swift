@@ -152,9 +152,9 @@ public struct StillFrameSearch {
         }
         guard let best else { throw StillMatchError.noOriginalFrames }
         StillTraceDiagnostics.note("fine 1: \(frames.count) frames in \(spans.count) spans \(spans.map { "\($0.lowerBound)-\($0.upperBound)" }), best \(best.time) at \(bestScore)")
-        let covered = StillTiming.ownMarks(view, best: best.image, fit: fit)
+        let uncovered = view.hiding(StillTiming.ownMarks(view, best: best.image, fit: fit))
         let times = frames.filter {
-            $0.time == best.time || StillTiming.indistinguishable($0.picture.image, from: best.image, view: view, fit: fit, covered: covered)
+            $0.time == best.time || StillTiming.indistinguishable($0.picture.image, from: best.image, view: uncovered, fit: fit)
         }.map(\.time)
         StillTraceDiagnostics.note("fine 2")
         return StillMatch(map: map, time: best.time, times: times, inliers: placement.inliers, coverage: view.warped.coverage)

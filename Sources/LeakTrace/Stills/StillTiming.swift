@@ -13,6 +13,17 @@ public struct StillView: Sendable {
         warped = pyramid.warped(by: map, region: PlaneRect(minX: 0, minY: 0, maxX: Double(display.width), maxY: Double(display.height)),
                                 width: width, height: height)
     }
+
+    private init(warped: WarpedPicture, scale: Double) {
+        self.warped = warped
+        self.scale = scale
+    }
+
+    /// The same view with `covered` pixels (`StillTiming.ownMarks`) counted as not seen.
+    public func hiding(_ covered: [Bool]) -> StillView {
+        precondition(covered.count == warped.valid.count, "one grid")
+        return StillView(warped: WarpedPicture(image: warped.image, valid: zip(warped.valid, covered).map { $0 && !$1 }), scale: scale)
+    }
 }
 
 /// How the still's tones relate to the original's: still ≈ gain · original + offset, a screen's
@@ -117,7 +128,7 @@ public enum StillTiming {
 
     /// The pixels of the view where the still shows something of its own over the best frame
     /// (a mark, a cursor, a player's controls), grown by a pixel: what the original shows under
-    /// them cannot be seen, so they cannot tell two frames apart. Without this, a pointer passing
+    /// them cannot be seen, so they cannot tell two frames apart (`StillView.hiding`). Without this, a pointer passing
     /// under the mark at another instant can look nearer to the mark's blurred edges than the
     /// clean slide does, and rule the still's own instant out.
     public static func ownMarks(_ view: StillView, best: LumaImage, fit: PhotometricFit) -> [Bool] {
@@ -139,18 +150,15 @@ public enum StillTiming {
     }
 
     /// Whether the still cannot tell `frame` from `best`: on the pixels where they differ (and
-    /// the still is seen, and shows the original: not `covered`), the still is not clearly
-    /// closer to `best`.
-    public static func indistinguishable(_ frame: LumaImage, from best: LumaImage, view: StillView, fit: PhotometricFit,
-                                         covered: [Bool]? = nil) -> Bool {
+    /// the still is seen), the still is not clearly closer to `best`.
+    public static func indistinguishable(_ frame: LumaImage, from best: LumaImage, view: StillView, fit: PhotometricFit) -> Bool {
         var pixels = 0
         var toOther: Float = 0, toBest: Float = 0
-        let hidden = covered ?? [Bool](repeating: false, count: view.warped.valid.count)
         frame.pixels.withUnsafeBufferPointer { other in
             best.pixels.withUnsafeBufferPointer { chosen in
                 view.warped.image.pixels.withUnsafeBufferPointer { s in
                     view.warped.valid.withUnsafeBufferPointer { seen in
-                        for i in 0..<s.count where seen[i] && !hidden[i] && abs(other[i] - chosen[i]) > distinctLevels {
+                        for i in 0..<s.count where seen[i] && abs(other[i] - chosen[i]) > distinctLevels {
                             pixels += 1
                             toOther += min(abs(s[i] - fit.apply(other[i])), cap)
                             toBest += min(abs(s[i] - fit.apply(chosen[i])), cap)
